@@ -1,0 +1,152 @@
+//! Argument parsing with Redis's rules: integers are strict base-10 (as
+//! `string2ll`: no sign `+`, no leading zeros, no spaces), option tokens are
+//! case-insensitive, may come in any order after the required arguments, and
+//! may each appear once.
+
+use std::marker::PhantomData;
+
+use redis_module::{raw, RedisError};
+
+pub const SYNTAX_ERROR: RedisError = RedisError::Str("ERR syntax error");
+pub const NOT_AN_INTEGER: RedisError = RedisError::Str("ERR value is not an integer or out of range");
+
+/// One argument of the command being run, borrowed from the server's `argv`.
+/// It is a bare pointer (no reference counting), valid for the duration of the
+/// command call that the lifetime ties it to.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct Arg<'a> {
+    ptr: *mut raw::RedisModuleString,
+    _call: PhantomData<&'a raw::RedisModuleString>,
+}
+
+impl<'a> Arg<'a> {
+    pub fn as_bytes(&self) -> &'a [u8] {
+        let Some(ptr_len) = (unsafe { raw::RedisModule_StringPtrLen }) else {
+            return &[];
+        };
+        let mut len = 0;
+        // SAFETY: `ptr` is an argv entry of the running command (see `Arg`).
+        unsafe {
+            let data = ptr_len(self.ptr, &mut len);
+            if data.is_null() {
+                return &[];
+            }
+            std::slice::from_raw_parts(data.cast::<u8>(), len)
+        }
+    }
+
+    pub fn as_ptr(&self) -> *mut raw::RedisModuleString {
+        self.ptr
+    }
+
+    /// Case-insensitive comparison with an option token.
+    pub fn is(&self, token: &str) -> bool {
+        self.as_bytes().eq_ignore_ascii_case(token.as_bytes())
+    }
+
+    pub fn to_i64(&self) -> Result<i64, RedisError> {
+        parse_i64(self.as_bytes()).ok_or(NOT_AN_INTEGER)
+    }
+}
+
+/// Reinterprets the server's `argv` as arguments.
+///
+/// # Safety
+/// `argv` must point to `argc` valid strings that outlive `'a`.
+pub unsafe fn from_argv<'a>(argv: *mut *mut raw::RedisModuleString, argc: i32) -> &'a [Arg<'a>] {
+    match usize::try_from(argc) {
+        Ok(len) if !argv.is_null() => std::slice::from_raw_parts(argv.cast::<Arg<'a>>(), len),
+        _ => &[],
+    }
+}
+
+/// Parses a signed 64-bit integer exactly as Redis does for `INCR`: the
+/// canonical decimal form only, so that a value this module accepts is one
+/// every built-in accepts too.
+pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
+    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
+    let canonical = match digits {
+        [] => false,
+        [b'0'] => digits.len() == bytes.len(), // "0" yes, "-0" no
+        [first, rest @ ..] => {
+            (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit)
+        }
+    };
+    if !canonical {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()?.parse().ok()
+}
+
+/// An option a command accepts after its required arguments: its token and how
+/// many values follow it.
+pub struct OptSpec {
+    pub token: &'static str,
+    pub values: usize,
+}
+
+/// Splits the trailing options of a command. Returns, for each spec in order,
+/// the values that followed its token, or `None` when it was absent. An
+/// unknown token, a repeated one or a missing value is `ERR syntax error`.
+pub fn parse_options<'a, const N: usize>(
+    rest: &'a [Arg<'a>],
+    specs: &[OptSpec; N],
+) -> Result<[Option<&'a [Arg<'a>]>; N], RedisError> {
+    let mut found: [Option<&'a [Arg<'a>]>; N] = [None; N];
+    let mut at = 0;
+    while let Some(token) = rest.get(at) {
+        let index = specs
+            .iter()
+            .position(|spec| token.is(spec.token))
+            .ok_or(SYNTAX_ERROR)?;
+        let spec = &specs[index];
+        let values = rest.get(at + 1..at + 1 + spec.values).ok_or(SYNTAX_ERROR)?;
+        let slot = found.get_mut(index).ok_or(SYNTAX_ERROR)?;
+        if slot.replace(values).is_some() {
+            return Err(SYNTAX_ERROR);
+        }
+        at += 1 + spec.values;
+    }
+    Ok(found)
+}
+
+/// The value of a one-value option, if it was given.
+pub fn single<'a>(values: Option<&'a [Arg<'a>]>) -> Option<Arg<'a>> {
+    values.and_then(|values| values.first().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_i64;
+
+    #[test]
+    fn accepts_canonical_integers() {
+        assert_eq!(parse_i64(b"0"), Some(0));
+        assert_eq!(parse_i64(b"7"), Some(7));
+        assert_eq!(parse_i64(b"-42"), Some(-42));
+        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+    }
+
+    #[test]
+    fn rejects_what_incr_rejects() {
+        for bad in [
+            &b""[..],
+            b"-",
+            b"-0",
+            b"+1",
+            b"01",
+            b" 1",
+            b"1 ",
+            b"1.0",
+            b"1e3",
+            b"abc",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"\xff",
+        ] {
+            assert_eq!(parse_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Command metadata and registration through the raw module API, plus the
+//! dispatch every command goes through.
+//!
+//! Registration uses the raw functions rather than the crate's `#[command]`
+//! route, because that route requires `RedisModule_SetCommandACLCategories`,
+//! which Redis 7.0 lacks: here each extra is applied only when the server
+//! has it, so the module loads on 7.0 and documents itself fully on 7.2+.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use redis_module::{raw, Context, RedisError, RedisResult, Status};
+
+use super::args::{from_argv, Arg};
+
+/// The signature of every command's behaviour: argv (with the command name at
+/// index 0) in, reply out.
+pub type Handler = for<'a> fn(&Context, &'a [Arg<'a>]) -> RedisResult;
+
+/// The C entry point the server calls; made by [`entry!`](crate::entry).
+pub type Entry =
+    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
+
+/// Wraps a [`Handler`] in an `extern "C"` entry point for the server.
+#[macro_export]
+macro_rules! entry {
+    ($handler:path) => {{
+        extern "C" fn entry(
+            ctx: *mut redis_module::raw::RedisModuleCtx,
+            argv: *mut *mut redis_module::raw::RedisModuleString,
+            argc: std::os::raw::c_int,
+        ) -> std::os::raw::c_int {
+            $crate::common::command::dispatch(ctx, argv, argc, $handler)
+        }
+        entry as $crate::common::command::Entry
+    }};
+}
+
+/// Calls a function of the server's module API. Every function used is checked
+/// to exist when the module loads (`check_api`), so this cannot fail later.
+#[macro_export]
+macro_rules! api {
+    ($name:ident) => {
+        {
+            #[allow(unused_unsafe)]
+            let function = unsafe { redis_module::raw::$name };
+            function.expect(concat!(stringify!($name), " checked at load"))
+        }
+    };
+}
+
+/// Runs a handler and sends its reply. A panic inside it is caught (and was
+/// logged by the panic hook): the client gets an error, the server lives on.
+pub fn dispatch(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+    handler: Handler,
+) -> c_int {
+    let context = Context::new(ctx);
+    // SAFETY: the server passes its own argv, valid for this call.
+    let args = unsafe { from_argv(argv, argc) };
+    let reply = catch_unwind(AssertUnwindSafe(|| handler(&context, args))).unwrap_or(Err(
+        RedisError::Str("ERR internal error in module recipes (details in the server log)"),
+    ));
+    context.reply(reply) as c_int
+}
+
+/// Where a key spec starts looking for its key.
+pub enum BeginSearch {
+    /// At a fixed argv index.
+    Index(i32),
+}
+
+/// A key spec: how the server, `COMMAND GETKEYS` and cluster clients find one
+/// key (or one run of keys) in the arguments.
+pub struct KeySpec {
+    /// `REDISMODULE_CMD_KEY_*` flags.
+    pub flags: u32,
+    pub begin: BeginSearch,
+}
+
+#[derive(Clone, Copy)]
+pub enum ArgType {
+    Key(i32),
+    String,
+    Integer,
+}
+
+/// One argument as `COMMAND DOCS` shows it.
+pub struct ArgSpec {
+    pub name: &'static CStr,
+    pub kind: ArgType,
+    pub token: Option<&'static CStr>,
+    pub optional: bool,
+}
+
+impl ArgSpec {
+    pub const fn key(name: &'static CStr, spec: i32) -> Self {
+        Self { name, kind: ArgType::Key(spec), token: None, optional: false }
+    }
+    pub const fn required(name: &'static CStr, kind: ArgType) -> Self {
+        Self { name, kind, token: None, optional: false }
+    }
+    /// An optional `TOKEN value` pair.
+    pub const fn option(name: &'static CStr, token: &'static CStr, kind: ArgType) -> Self {
+        Self { name, kind, token: Some(token), optional: true }
+    }
+}
+
+/// Everything the server is told about one command.
+pub struct CommandSpec {
+    pub name: &'static CStr,
+    pub entry: Entry,
+    /// Command flags, e.g. `write deny-oom fast`.
+    pub flags: &'static CStr,
+    /// ACL categories, e.g. `write fast`, applied where the server can.
+    pub acl_categories: &'static CStr,
+    /// As in `COMMAND INFO`: N exactly, -N at least N (the name counts).
+    pub arity: i32,
+    pub summary: &'static CStr,
+    pub complexity: &'static CStr,
+    pub since: &'static CStr,
+    pub key_specs: &'static [KeySpec],
+    pub args: &'static [ArgSpec],
+}
+
+/// The server functions the module needs; a server lacking one is refused at
+/// load time, so that no command can fail on a missing function later.
+macro_rules! required_api {
+    ($($name:ident),* $(,)?) => {
+        fn missing_api() -> Option<&'static str> {
+            $(
+                if unsafe { raw::$name }.is_none() {
+                    return Some(stringify!($name));
+                }
+            )*
+            None
+        }
+    };
+}
+
+required_api!(
+    RedisModule_CreateCommand,
+    RedisModule_GetCommand,
+    RedisModule_OpenKey,
+    RedisModule_CloseKey,
+    RedisModule_KeyType,
+    RedisModule_StringDMA,
+    RedisModule_StringTruncate,
+    RedisModule_StringPtrLen,
+    RedisModule_HashGet,
+    RedisModule_HashSet,
+    RedisModule_FreeString,
+    RedisModule_CreateStringFromLongLong,
+    RedisModule_Replicate,
+    RedisModule_NotifyKeyspaceEvent,
+    RedisModule_SignalModifiedKey,
+    RedisModule_SetModuleOptions,
+    RedisModule_Log,
+);
+
+pub fn check_api() -> Result<(), String> {
+    match missing_api() {
+        Some(name) => Err(format!("this server lacks {name}, which the module needs")),
+        None => Ok(()),
+    }
+}
+
+/// Registers commands with everything the running server can take.
+pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
+    for command in commands {
+        if let Err(message) = register_one(ctx, command) {
+            ctx.log_warning(&message);
+            return Status::Err;
+        }
+    }
+    Status::Ok
+}
+
+fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
+    let name = spec.name.to_string_lossy();
+    // The legacy (first, last, step) triple; 7.0+ derives it from the key specs.
+    let first_key = match spec.key_specs.first() {
+        Some(KeySpec { begin: BeginSearch::Index(pos), .. }) => *pos,
+        None => 0,
+    };
+    let created = unsafe {
+        api!(RedisModule_CreateCommand)(
+            ctx.get_raw(),
+            spec.name.as_ptr(),
+            Some(spec.entry),
+            spec.flags.as_ptr(),
+            first_key,
+            first_key,
+            i32::from(first_key != 0),
+        )
+    };
+    if created != raw::REDISMODULE_OK as c_int {
+        return Err(format!("could not create command {name}"));
+    }
+    let command = unsafe { api!(RedisModule_GetCommand)(ctx.get_raw(), spec.name.as_ptr()) };
+    if command.is_null() {
+        return Err(format!("command {name} not found after creation"));
+    }
+    if let Some(set_info) = unsafe { raw::RedisModule_SetCommandInfo } {
+        let mut key_specs: Vec<raw::RedisModuleCommandKeySpec> =
+            spec.key_specs.iter().map(raw_key_spec).collect();
+        key_specs.push(zeroed_key_spec());
+        let mut args: Vec<raw::RedisModuleCommandArg> = spec.args.iter().map(raw_arg).collect();
+        args.push(zeroed_arg());
+        let version = raw::RedisModuleCommandInfoVersion {
+            version: 1,
+            sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
+            sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
+            sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
+        };
+        let info = raw::RedisModuleCommandInfo {
+            version: &version,
+            summary: spec.summary.as_ptr(),
+            complexity: spec.complexity.as_ptr(),
+            since: spec.since.as_ptr(),
+            history: ptr::null_mut(),
+            tips: ptr::null(),
+            arity: spec.arity,
+            key_specs: key_specs.as_mut_ptr(),
+            args: args.as_mut_ptr(),
+        };
+        // The server copies what it keeps; the vectors may go after the call.
+        if unsafe { set_info(command, &info) } != raw::REDISMODULE_OK as c_int {
+            return Err(format!("the server refused the command info of {name}"));
+        }
+    }
+    if let Some(set_categories) = unsafe { raw::RedisModule_SetCommandACLCategories } {
+        if unsafe { set_categories(command, spec.acl_categories.as_ptr()) }
+            != raw::REDISMODULE_OK as c_int
+        {
+            return Err(format!("the server refused the ACL categories of {name}"));
+        }
+    }
+    Ok(())
+}
+
+fn raw_key_spec(spec: &KeySpec) -> raw::RedisModuleCommandKeySpec {
+    let mut out = zeroed_key_spec();
+    out.flags = u64::from(spec.flags);
+    match spec.begin {
+        BeginSearch::Index(pos) => {
+            out.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+            out.bs.index.pos = pos;
+        }
+    }
+    // One key: the range ends where it begins.
+    out.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+    out.fk.range.lastkey = 0;
+    out.fk.range.keystep = 1;
+    out.fk.range.limit = 0;
+    out
+}
+
+fn raw_arg(spec: &ArgSpec) -> raw::RedisModuleCommandArg {
+    let mut out = zeroed_arg();
+    out.name = spec.name.as_ptr();
+    out.key_spec_index = -1;
+    out.type_ = match spec.kind {
+        ArgType::Key(index) => {
+            out.key_spec_index = index;
+            raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY
+        }
+        ArgType::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+        ArgType::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+    };
+    out.token = spec.token.map_or(ptr::null(), CStr::as_ptr);
+    if spec.optional {
+        out.flags = raw::REDISMODULE_CMD_ARG_OPTIONAL as c_int;
+    }
+    out
+}
+
+fn zeroed_key_spec() -> raw::RedisModuleCommandKeySpec {
+    // SAFETY: a plain C struct of integers, pointers and unions; all-zero is
+    // its documented "end of array" value.
+    unsafe { std::mem::zeroed() }
+}
+
+fn zeroed_arg() -> raw::RedisModuleCommandArg {
+    // SAFETY: as above; the all-zero argument ends the array.
+    unsafe { std::mem::zeroed() }
+}

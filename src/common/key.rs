@@ -1,0 +1,189 @@
+//! The low-level key API (`RedisModule_OpenKey`, string DMA, hash get/set),
+//! wrapped so a key is always closed and every write is announced like a
+//! built-in's: `WATCH`/client-tracking invalidation and a keyspace event.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+use std::ptr;
+
+use redis_module::{raw, Context, RedisError};
+
+use super::args::Arg;
+use crate::api;
+
+/// What a key holds, as far as the recipes care.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Empty,
+    String,
+    Hash,
+    Other,
+}
+
+pub struct Key<'a> {
+    ctx: &'a Context,
+    name: Arg<'a>,
+    inner: *mut raw::RedisModuleKey,
+}
+
+impl<'a> Key<'a> {
+    pub fn read(ctx: &'a Context, name: Arg<'a>) -> Self {
+        Self::open(ctx, name, raw::REDISMODULE_READ)
+    }
+
+    pub fn write(ctx: &'a Context, name: Arg<'a>) -> Self {
+        Self::open(ctx, name, raw::REDISMODULE_READ | raw::REDISMODULE_WRITE)
+    }
+
+    fn open(ctx: &'a Context, name: Arg<'a>, mode: u32) -> Self {
+        let inner =
+            unsafe { api!(RedisModule_OpenKey)(ctx.get_raw(), name.as_ptr(), mode as c_int) };
+        Self { ctx, name, inner: inner.cast() }
+    }
+
+    pub fn kind(&self) -> Kind {
+        if self.inner.is_null() {
+            return Kind::Empty;
+        }
+        let kind = unsafe { api!(RedisModule_KeyType)(self.inner) } as isize;
+        match kind {
+            raw::REDISMODULE_KEYTYPE_EMPTY => Kind::Empty,
+            raw::REDISMODULE_KEYTYPE_STRING => Kind::String,
+            raw::REDISMODULE_KEYTYPE_HASH => Kind::Hash,
+            _ => Kind::Other,
+        }
+    }
+
+    /// The string value, or `None` for an empty key. Any other type is
+    /// `WRONGTYPE`.
+    pub fn string(&self) -> Result<Option<&[u8]>, RedisError> {
+        match self.kind() {
+            Kind::Empty => Ok(None),
+            Kind::String => {
+                let mut len = 0;
+                let data = unsafe {
+                    api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_READ as c_int)
+                };
+                if data.is_null() {
+                    return Err(RedisError::WrongType);
+                }
+                Ok(Some(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }))
+            }
+            Kind::Hash | Kind::Other => Err(RedisError::WrongType),
+        }
+    }
+
+    /// Replaces the string value in place (creating the key if empty), keeping
+    /// its TTL, as `INCR` does.
+    pub fn set_string(&self, value: &[u8]) -> Result<(), RedisError> {
+        const FAILED: RedisError = RedisError::Str("ERR could not write the string value");
+        let mut len = 0;
+        let mut data = unsafe {
+            api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_WRITE as c_int)
+        };
+        if data.is_null() {
+            return Err(FAILED);
+        }
+        if len != value.len() {
+            if unsafe { api!(RedisModule_StringTruncate)(self.inner, value.len()) }
+                != raw::REDISMODULE_OK as c_int
+            {
+                return Err(FAILED);
+            }
+            data = unsafe {
+                api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_WRITE as c_int)
+            };
+            if data.is_null() || len != value.len() {
+                return Err(FAILED);
+            }
+        }
+        unsafe { ptr::copy_nonoverlapping(value.as_ptr(), data.cast::<u8>(), value.len()) };
+        Ok(())
+    }
+
+    /// A field of the hash at this key; `None` when the key or field is
+    /// absent. A key of another type is `WRONGTYPE`.
+    pub fn hash_field(&self, field: Arg) -> Result<Option<OwnedString<'a>>, RedisError> {
+        match self.kind() {
+            Kind::Empty => Ok(None),
+            Kind::Hash => {
+                let mut value: *mut raw::RedisModuleString = ptr::null_mut();
+                unsafe {
+                    api!(RedisModule_HashGet)(
+                        self.inner,
+                        raw::REDISMODULE_HASH_NONE as c_int,
+                        field.as_ptr(),
+                        &mut value as *mut *mut raw::RedisModuleString,
+                        ptr::null_mut::<raw::RedisModuleString>(),
+                    )
+                };
+                Ok((!value.is_null()).then(|| OwnedString { ctx: self.ctx, inner: value }))
+            }
+            Kind::String | Kind::Other => Err(RedisError::WrongType),
+        }
+    }
+
+    /// Sets a hash field (creating the hash if the key is empty).
+    pub fn set_hash_field(&self, field: Arg, value: &OwnedString) -> Result<(), RedisError> {
+        unsafe {
+            api!(RedisModule_HashSet)(
+                self.inner,
+                raw::REDISMODULE_HASH_NONE as c_int,
+                field.as_ptr(),
+                value.inner,
+                ptr::null_mut::<raw::RedisModuleString>(),
+            )
+        };
+        // HashSet answers with the number of fields added, so its result says
+        // nothing about failure; the key was checked to be a hash or empty.
+        Ok(())
+    }
+
+    /// Announces a write to this key: invalidates `WATCH` and client-tracking
+    /// caches, then fires the keyspace event, exactly as a built-in does.
+    pub fn written(&self, class: c_int, event: &CStr) {
+        let ctx = self.ctx.get_raw();
+        unsafe {
+            api!(RedisModule_SignalModifiedKey)(ctx, self.name.as_ptr());
+            api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr());
+        }
+    }
+}
+
+impl Drop for Key<'_> {
+    fn drop(&mut self) {
+        if !self.inner.is_null() {
+            unsafe { api!(RedisModule_CloseKey)(self.inner) };
+        }
+    }
+}
+
+/// A string the module created or was handed ownership of; freed on drop.
+pub struct OwnedString<'a> {
+    ctx: &'a Context,
+    inner: *mut raw::RedisModuleString,
+}
+
+impl<'a> OwnedString<'a> {
+    pub fn from_i64(ctx: &'a Context, value: i64) -> Self {
+        let inner = unsafe { api!(RedisModule_CreateStringFromLongLong)(ctx.get_raw(), value) };
+        Self { ctx, inner }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        let mut len = 0;
+        let data = unsafe { api!(RedisModule_StringPtrLen)(self.inner, &mut len) };
+        if data.is_null() {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
+    }
+}
+
+impl Drop for OwnedString<'_> {
+    fn drop(&mut self) {
+        if !self.inner.is_null() {
+            unsafe { api!(RedisModule_FreeString)(self.ctx.get_raw(), self.inner) };
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! What every recipe family shares: argument parsing, command registration and
+//! dispatch, the low-level key API, replication and panic handling. A family
+//! module (`idgen.rs`, …) holds only its own behaviour.
+
+pub mod args;
+pub mod command;
+pub mod key;
+pub mod panic;
+pub mod replicate;

@@ -1,0 +1,205 @@
+//! IDGEN: auto-increment ID generators.
+//!
+//! A generator is a plain string key holding a base-10 integer (what `INCR`
+//! makes), or a field of a hash (what `HINCRBY` makes), so existing clients
+//! keep reading and writing it. Its value is the last ID handed out or
+//! reserved; 0 when it was never used.
+
+use std::os::raw::c_int;
+
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+
+use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec, NOT_AN_INTEGER};
+use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::key::{Key, OwnedString};
+use crate::{entry, replicate};
+
+const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not an integer");
+
+/// The most IDs one `IDGEN.NEXT … COUNT` takes.
+const MAX_COUNT: i64 = 1 << 31;
+
+const FIELD: OptSpec = OptSpec { token: "FIELD", values: 1 };
+const COUNT: OptSpec = OptSpec { token: "COUNT", values: 1 };
+
+/// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
+fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
+    match last.checked_add(count) {
+        Some(new_last) => Ok((new_last - count + 1, new_last)),
+        None => Err(RedisError::String(format!(
+            "ERR ID generator exhausted: taking {count} more ID(s) after {last} would pass {}",
+            i64::MAX
+        ))),
+    }
+}
+
+/// A generator: a string key, or one field of a hash key.
+struct Generator<'a> {
+    key: Key<'a>,
+    name: Arg<'a>,
+    field: Option<Arg<'a>>,
+}
+
+impl<'a> Generator<'a> {
+    fn open(key: Key<'a>, name: Arg<'a>, field: Option<Arg<'a>>) -> Self {
+        Self { key, name, field }
+    }
+
+    /// The last ID handed out or reserved; 0 for a generator never used.
+    fn last(&self) -> Result<i64, RedisError> {
+        match self.field {
+            None => match self.key.string()? {
+                None => Ok(0),
+                Some(value) => parse_i64(value).ok_or(NOT_AN_INTEGER),
+            },
+            Some(field) => match self.key.hash_field(field)? {
+                None => Ok(0),
+                Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER),
+            },
+        }
+    }
+
+    /// Stores a new last ID, replicates it as an absolute value and announces
+    /// the write as the equivalent built-in (`incrby` / `hincrby`) would.
+    fn set_last(&self, ctx: &Context, last: i64) -> Result<(), RedisError> {
+        match self.field {
+            None => {
+                self.key.set_string(itoa::Buffer::new().format(last).as_bytes())?;
+                replicate!(ctx, c"SET", self.name, last, c"KEEPTTL");
+                self.key.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
+            }
+            Some(field) => {
+                self.key.set_hash_field(field, &OwnedString::from_i64(ctx, last))?;
+                replicate!(ctx, c"HSET", self.name, field, last);
+                self.key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `IDGEN.NEXT key [FIELD field] [COUNT count]` → the first of the IDs taken.
+fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [field, count] = parse_options(options, &[FIELD, COUNT])?;
+    let count = match single(count) {
+        None => 1,
+        Some(count) => match count.to_i64()? {
+            count @ 1..=MAX_COUNT => count,
+            _ => return Err(RedisError::Str("ERR COUNT must be between 1 and 2147483648")),
+        },
+    };
+    let generator = Generator::open(Key::write(ctx, *name), *name, single(field));
+    let (first, last) = take(generator.last()?, count)?;
+    generator.set_last(ctx, last)?;
+    Ok(RedisValue::Integer(first))
+}
+
+/// `IDGEN.RESERVE key floor [FIELD field]` → 1 when the generator was raised
+/// to `floor`, 0 when it had already reached it.
+fn reserve<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, floor, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let floor = floor.to_i64()?;
+    if floor < 0 {
+        return Err(RedisError::Str("ERR floor must be a non-negative integer"));
+    }
+    let [field] = parse_options(options, &[FIELD])?;
+    let generator = Generator::open(Key::write(ctx, *name), *name, single(field));
+    // Raising only, never lowering: a reserve can never make an ID repeat.
+    if generator.last()? >= floor {
+        return Ok(RedisValue::Integer(0));
+    }
+    generator.set_last(ctx, floor)?;
+    Ok(RedisValue::Integer(1))
+}
+
+/// `IDGEN.CURRENT key [FIELD field]` → the last ID handed out or reserved.
+fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [field] = parse_options(options, &[FIELD])?;
+    let generator = Generator::open(Key::read(ctx, *name), *name, single(field));
+    Ok(RedisValue::Integer(generator.last()?))
+}
+
+const WRITE_KEY: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE,
+    begin: BeginSearch::Index(1),
+}];
+const READ_KEY: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+    begin: BeginSearch::Index(1),
+}];
+const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"idgen.next",
+        entry: entry!(next),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write fast",
+        arity: -2,
+        summary: c"Takes the next ID (or COUNT consecutive IDs) from a generator and returns the first",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: WRITE_KEY,
+        args: &[
+            ArgSpec::key(c"key", 0),
+            FIELD_ARG,
+            ArgSpec::option(c"count", c"COUNT", ArgType::Integer),
+        ],
+    },
+    CommandSpec {
+        name: c"idgen.reserve",
+        entry: entry!(reserve),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write fast",
+        arity: -3,
+        summary: c"Raises a generator so that IDs up to floor are never handed out; never lowers it",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: WRITE_KEY,
+        args: &[
+            ArgSpec::key(c"key", 0),
+            ArgSpec::required(c"floor", ArgType::Integer),
+            FIELD_ARG,
+        ],
+    },
+    CommandSpec {
+        name: c"idgen.current",
+        entry: entry!(current),
+        flags: c"readonly fast",
+        acl_categories: c"read fast",
+        arity: -2,
+        summary: c"Returns the last ID a generator handed out or reserved (0 if never used)",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: READ_KEY,
+        args: &[ArgSpec::key(c"key", 0), FIELD_ARG],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::take;
+
+    #[test]
+    fn take_returns_the_first_and_last_of_the_block() {
+        assert_eq!(take(0, 1).ok(), Some((1, 1)));
+        assert_eq!(take(1_000_000, 3).ok(), Some((1_000_001, 1_000_003)));
+        assert_eq!(take(-5, 2).ok(), Some((-4, -3)));
+        assert_eq!(take(i64::MAX - 3, 3).ok(), Some((i64::MAX - 2, i64::MAX)));
+    }
+
+    #[test]
+    fn take_refuses_to_pass_the_top_of_the_id_space() {
+        assert!(take(i64::MAX, 1).is_err());
+        assert!(take(i64::MAX - 2, 3).is_err());
+        assert!(take(0, 1 << 31).is_ok());
+    }
+}

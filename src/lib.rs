@@ -1,0 +1,35 @@
+//! redis-recipes: the classic Redis recipes as native, atomic module commands.
+//! This file only registers; each family's behaviour lives in its own module.
+
+mod common;
+mod idgen;
+
+use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
+
+// The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
+// the module's memory); the system one in unit tests, which run without it.
+#[cfg(not(test))]
+type Allocator = redis_module::alloc::RedisAlloc;
+#[cfg(test)]
+type Allocator = std::alloc::System;
+
+fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+    if let Err(message) = common::command::check_api() {
+        ctx.log_warning(&message);
+        return Status::Err;
+    }
+    common::panic::install_hook();
+    // Each command signals exactly the keys it changed (see `Key::written`),
+    // so a WATCH is not aborted by a command that changed nothing.
+    ctx.set_module_options(ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED);
+    common::command::register(ctx, idgen::COMMANDS)
+}
+
+redis_module! {
+    name: "recipes",
+    version: 1,
+    allocator: (Allocator, Allocator {}),
+    data_types: [],
+    init: init,
+    commands: [],
+}

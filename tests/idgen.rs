@@ -1,0 +1,398 @@
+//! IDGEN on real servers: replies, errors, concurrency, replication, AOF,
+//! command metadata, WATCH, notifications, client tracking and cluster.
+
+mod harness;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use harness::{cmd, digest, error, int, snapshot, Cluster, Flavor, Replicated, Server, Value};
+
+server_tests! {
+    fn module_is_listed_as_recipes(flavor) {
+        let server = Server::start(flavor);
+        let modules: Vec<Vec<Value>> = redis::cmd("MODULE").arg("LIST").query(&mut server.con()).unwrap();
+        let names: Vec<String> = modules
+            .iter()
+            .filter_map(|module| match module.get(1) {
+                Some(Value::BulkString(name)) => Some(String::from_utf8_lossy(name).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert!(names.contains(&"recipes".to_string()), "{names:?}");
+    }
+
+    fn classic_transcript(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "user::id"]), 0);
+        assert_eq!(int(&mut con, &["IDGEN.RESERVE", "user::id", "1000000"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "user::id"]), 1_000_001);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "user::id"]), 1_000_002);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "user::id"]), 1_000_003);
+        assert_eq!(int(&mut con, &["IDGEN.RESERVE", "user::id", "9999"]), 0);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "user::id"]), 1_000_003);
+        // The key stays a plain counter for the built-ins.
+        let value: String = cmd(&["GET", "user::id"]).query(&mut con).unwrap();
+        assert_eq!(value, "1000003");
+        assert_eq!(int(&mut con, &["INCR", "user::id"]), 1_000_004);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "user::id"]), 1_000_005);
+        // A generator that INCR started.
+        assert_eq!(int(&mut con, &["INCR", "by-incr"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "by-incr"]), 2);
+    }
+
+    fn hash_variant(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "ids", "FIELD", "post"]), 0);
+        assert_eq!(int(&mut con, &["IDGEN.RESERVE", "ids", "1000000", "FIELD", "post"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "ids", "field", "post"]), 1_000_001);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "ids", "FIELD", "user"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.RESERVE", "ids", "9999", "FIELD", "post"]), 0);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "ids", "FIELD", "post"]), 1_000_001);
+        assert_eq!(int(&mut con, &["HINCRBY", "ids", "post", "1"]), 1_000_002);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "ids", "FIELD", "post", "COUNT", "10"]), 1_000_003);
+        let post: String = cmd(&["HGET", "ids", "post"]).query(&mut con).unwrap();
+        assert_eq!(post, "1000012");
+        // Binary field names work.
+        let mut binary = redis::cmd("IDGEN.NEXT");
+        binary.arg("ids").arg("FIELD").arg(&b"\x00\xff\n"[..]);
+        assert_eq!(binary.query::<i64>(&mut con).unwrap(), 1);
+        let stored: i64 = redis::cmd("HGET").arg("ids").arg(&b"\x00\xff\n"[..]).query(&mut con).unwrap();
+        assert_eq!(stored, 1);
+    }
+
+    fn count_takes_a_block_and_returns_its_first_id(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "g", "COUNT", "1000"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "g"]), 1000);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "g", "count", "1"]), 1001);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "g", "COUNT", "2147483648"]), 1002);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "g"]), 1001 + 2_147_483_648);
+        // Options in either order.
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "h", "COUNT", "5", "FIELD", "f"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "h", "FIELD", "f", "COUNT", "5"]), 6);
+        // Up to the very last ID, then a clear error.
+        let _: () = cmd(&["SET", "top", "9223372036854775805"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "top", "COUNT", "2"]), 9_223_372_036_854_775_806);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "top"]), i64::MAX);
+    }
+
+    fn next_keeps_the_ttl_like_incr(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "g", "41", "EX", "1000"]).query(&mut con).unwrap();
+        let expiry = int(&mut con, &["PEXPIRETIME", "g"]);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "g"]), 42);
+        assert_eq!(int(&mut con, &["IDGEN.RESERVE", "g", "100"]), 1);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "g"]), expiry);
+    }
+
+    fn every_error_leaves_the_key_untouched(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "text", "hello"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "padded", "007"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "top", "9223372036854775807"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "nearly", "9223372036854775806", "EX", "1000"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "g", "5"]).query(&mut con).unwrap();
+        let _: () = cmd(&["HSET", "h", "f", "5", "bad", "1.5"]).query(&mut con).unwrap();
+        let _: () = cmd(&["RPUSH", "list", "a"]).query(&mut con).unwrap();
+        let keys = ["text", "padded", "top", "nearly", "g", "h", "list", "absent"];
+        let before: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+
+        let not_integer = "ERR value is not an integer or out of range";
+        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+        let syntax = "ERR syntax error";
+        let exhausted = "ERR ID generator exhausted";
+        let cases: &[(&[&str], &str)] = &[
+            // Values that are not base-10 64-bit integers, as INCR sees them.
+            (&["IDGEN.NEXT", "text"], not_integer),
+            (&["IDGEN.NEXT", "padded"], not_integer),
+            (&["IDGEN.RESERVE", "text", "10"], not_integer),
+            (&["IDGEN.CURRENT", "text"], not_integer),
+            (&["IDGEN.NEXT", "h", "FIELD", "bad"], "ERR hash value is not an integer"),
+            (&["IDGEN.CURRENT", "h", "FIELD", "bad"], "ERR hash value is not an integer"),
+            // Keys of another type.
+            (&["IDGEN.NEXT", "list"], wrongtype),
+            (&["IDGEN.NEXT", "list", "FIELD", "f"], wrongtype),
+            (&["IDGEN.RESERVE", "list", "1"], wrongtype),
+            (&["IDGEN.CURRENT", "list"], wrongtype),
+            (&["IDGEN.NEXT", "h"], wrongtype),
+            (&["IDGEN.NEXT", "g", "FIELD", "f"], wrongtype),
+            (&["IDGEN.RESERVE", "g", "10", "FIELD", "f"], wrongtype),
+            (&["IDGEN.CURRENT", "g", "FIELD", "f"], wrongtype),
+            // Counts and floors out of range or not integers.
+            (&["IDGEN.NEXT", "g", "COUNT", "0"], "ERR COUNT must be between 1 and 2147483648"),
+            (&["IDGEN.NEXT", "g", "COUNT", "-1"], "ERR COUNT must be between 1 and 2147483648"),
+            (&["IDGEN.NEXT", "g", "COUNT", "2147483649"], "ERR COUNT must be between 1 and 2147483648"),
+            (&["IDGEN.NEXT", "g", "COUNT", "abc"], not_integer),
+            (&["IDGEN.NEXT", "g", "COUNT", "+5"], not_integer),
+            (&["IDGEN.NEXT", "g", "COUNT", "99999999999999999999"], not_integer),
+            (&["IDGEN.RESERVE", "g", "-1"], "ERR floor must be a non-negative integer"),
+            (&["IDGEN.RESERVE", "g", "1.5"], not_integer),
+            (&["IDGEN.RESERVE", "absent", "x"], not_integer),
+            // Exhaustion, never a wrap.
+            (&["IDGEN.NEXT", "top"], exhausted),
+            (&["IDGEN.NEXT", "nearly", "COUNT", "2"], exhausted),
+            (&["IDGEN.NEXT", "absent", "COUNT", "2"], ""),
+            // Unknown, repeated or incomplete options.
+            (&["IDGEN.NEXT", "g", "LIMIT", "1"], syntax),
+            (&["IDGEN.NEXT", "g", "COUNT"], syntax),
+            (&["IDGEN.NEXT", "g", "FIELD"], syntax),
+            (&["IDGEN.NEXT", "g", "COUNT", "1", "COUNT", "1"], syntax),
+            (&["IDGEN.NEXT", "h", "FIELD", "f", "field", "f"], syntax),
+            (&["IDGEN.RESERVE", "g", "10", "COUNT", "1"], syntax),
+            (&["IDGEN.CURRENT", "g", "COUNT", "1"], syntax),
+            (&["IDGEN.CURRENT", "h", "FIELD", "f", "extra"], syntax),
+            // Wrong arity.
+            (&["IDGEN.NEXT"], "ERR wrong number of arguments for 'idgen.next' command"),
+            (&["IDGEN.RESERVE", "g"], "ERR wrong number of arguments for 'idgen.reserve' command"),
+            (&["IDGEN.CURRENT"], "ERR wrong number of arguments for 'idgen.current' command"),
+        ];
+        for (words, expected) in cases {
+            if expected.is_empty() {
+                continue; // a success listed for contrast, run below
+            }
+            let answer = error(&mut con, &cmd(words));
+            assert!(answer.starts_with(expected), "{words:?} answered {answer:?}, expected {expected:?}");
+        }
+        let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+        assert_eq!(before, after, "an error changed a key");
+        assert!(error(&mut con, &cmd(&["IDGEN.NEXT", "top"])).contains("9223372036854775807"));
+        // The exhausted generator still answers CURRENT, and a block that fits is taken.
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "top"]), i64::MAX);
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "absent", "COUNT", "2"]), 1);
+    }
+
+    fn concurrent_clients_get_unique_ids_without_gaps(flavor) {
+        let server = Server::start(flavor);
+        let clients = 8;
+        let calls = 5_000;
+        let threads: Vec<_> = (0..clients)
+            .map(|client| {
+                let mut con = server.con();
+                std::thread::spawn(move || {
+                    let mut ids = Vec::new();
+                    for call in 0..calls {
+                        // Every fifth call of odd clients takes a block of 3.
+                        let count: i64 = if client % 2 == 1 && call % 5 == 0 { 3 } else { 1 };
+                        let first = int(&mut con, &["IDGEN.NEXT", "shared", "COUNT", &count.to_string()]);
+                        ids.extend(first..first + count);
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for thread in threads {
+            all.extend(thread.join().expect("client thread"));
+        }
+        let unique: HashSet<i64> = all.iter().copied().collect();
+        assert_eq!(unique.len(), all.len(), "an ID was handed out twice");
+        let max = *all.iter().max().unwrap();
+        assert_eq!(max as usize, all.len(), "the IDs have gaps");
+        assert_eq!(int(&mut server.con(), &["IDGEN.CURRENT", "shared"]), max);
+    }
+
+    fn replica_holds_exactly_the_primary_values(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let keys = mixed_workload(&mut con);
+        pair.sync();
+        let mut replica = pair.replica.con();
+        for key in &keys {
+            assert_eq!(snapshot(&mut con, key), snapshot(&mut replica, key), "key {key}");
+        }
+        assert_eq!(digest(&mut con), digest(&mut replica));
+        // The replica saw effects, never the module's own commands.
+        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
+        assert!(!stats.to_lowercase().contains("idgen"), "{stats}");
+    }
+
+    fn aof_restart_restores_exactly_the_same_values(flavor) {
+        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut con = server.con();
+        let keys = mixed_workload(&mut con);
+        let before: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+        let digest_before = digest(&mut con);
+        drop(con);
+        server.restart();
+        let mut con = server.con();
+        let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+        assert_eq!(before, after);
+        assert_eq!(digest_before, digest(&mut con));
+        // And the generators continue where they were.
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "gen:0"]), int(&mut con, &["GET", "gen:0"]));
+    }
+
+    fn command_metadata_is_complete(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.NEXT", "gen", "FIELD", "f", "COUNT", "3"])
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(keys, ["gen"]);
+        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.RESERVE", "gen", "5"]).query(&mut con).unwrap();
+        assert_eq!(keys, ["gen"]);
+        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.CURRENT", "gen"]).query(&mut con).unwrap();
+        assert_eq!(keys, ["gen"]);
+
+        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "IDGEN.NEXT"]).query::<Value>(&mut con).unwrap());
+        for expected in ["summary", "Takes the next ID", "complexity", "O(1)", "since", "0.1.0", "recipes", "COUNT", "FIELD"] {
+            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
+        }
+        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "IDGEN.RESERVE"]).query::<Value>(&mut con).unwrap());
+        assert!(docs.contains("floor"), "{docs}");
+
+        let info: Vec<Value> = cmd(&["COMMAND", "INFO", "IDGEN.NEXT", "IDGEN.RESERVE", "IDGEN.CURRENT"]).query(&mut con).unwrap();
+        let arities: Vec<i64> = info
+            .iter()
+            .map(|command| match command {
+                Value::Array(fields) => match fields.get(1) {
+                    Some(Value::Int(arity)) => *arity,
+                    other => panic!("no arity: {other:?}"),
+                },
+                other => panic!("no command info: {other:?}"),
+            })
+            .collect();
+        assert_eq!(arities, [-2, -3, -2]);
+        let text = format!("{info:?}");
+        assert!(text.contains("denyoom") && text.contains("readonly") && text.contains("fast"), "{text}");
+
+        if flavor.has_module_acl_categories(&mut con) {
+            let write: Vec<String> = cmd(&["ACL", "CAT", "write"]).query(&mut con).unwrap();
+            let read: Vec<String> = cmd(&["ACL", "CAT", "read"]).query(&mut con).unwrap();
+            let lower = |names: Vec<String>| names.into_iter().map(|n| n.to_lowercase()).collect::<HashSet<_>>();
+            let (write, read) = (lower(write), lower(read));
+            assert!(write.contains("idgen.next") && write.contains("idgen.reserve"));
+            assert!(read.contains("idgen.current") && !read.contains("idgen.next"));
+        }
+    }
+
+    fn acl_key_patterns_apply_to_module_commands(flavor) {
+        let server = Server::start(flavor);
+        let mut admin = server.con();
+        let _: () = cmd(&["ACL", "SETUSER", "app", "on", ">pw", "~app:*", "+idgen.next", "+idgen.current"])
+            .query(&mut admin)
+            .unwrap();
+        let client = redis::Client::open(format!("redis://app:pw@127.0.0.1:{}/", server.port)).unwrap();
+        let mut app = client.get_connection().unwrap();
+        assert_eq!(int(&mut app, &["IDGEN.NEXT", "app:orders"]), 1);
+        let denied = error(&mut app, &cmd(&["IDGEN.NEXT", "other:orders"]));
+        assert!(denied.starts_with("NOPERM"), "{denied}");
+        assert_eq!(int(&mut admin, &["EXISTS", "other:orders"]), 0);
+    }
+
+    fn watch_sees_module_writes(flavor) {
+        let server = Server::start(flavor);
+        let (mut watcher, mut other) = (server.con(), server.con());
+        let exec = |con: &mut harness::Connection| -> Value {
+            let _: () = cmd(&["MULTI"]).query(con).unwrap();
+            let _: String = cmd(&["GET", "gen"]).query(con).unwrap();
+            cmd(&["EXEC"]).query(con).unwrap()
+        };
+        // A write by the module aborts the transaction…
+        let _: () = cmd(&["WATCH", "gen"]).query(&mut watcher).unwrap();
+        int(&mut other, &["IDGEN.NEXT", "gen"]);
+        assert_eq!(exec(&mut watcher), Value::Nil);
+        let _: () = cmd(&["WATCH", "gen"]).query(&mut watcher).unwrap();
+        assert_eq!(int(&mut other, &["IDGEN.RESERVE", "gen", "100"]), 1);
+        assert_eq!(exec(&mut watcher), Value::Nil);
+        // …and a command that changed nothing does not.
+        let _: () = cmd(&["WATCH", "gen"]).query(&mut watcher).unwrap();
+        assert_eq!(int(&mut other, &["IDGEN.RESERVE", "gen", "5"]), 0);
+        assert_eq!(int(&mut other, &["IDGEN.CURRENT", "gen"]), 100);
+        assert_ne!(exec(&mut watcher), Value::Nil);
+    }
+
+    fn writes_fire_keyspace_notifications(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]).query(&mut con).unwrap();
+        let mut listener = server.con();
+        let mut pubsub = listener.as_pubsub();
+        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        pubsub.psubscribe("__keyspace@0__:*").unwrap();
+        int(&mut con, &["IDGEN.NEXT", "gen"]);
+        int(&mut con, &["IDGEN.NEXT", "ids", "FIELD", "f"]);
+        let mut events = Vec::new();
+        while events.len() < 2 {
+            let message = pubsub.get_message().unwrap();
+            let event: String = message.get_payload().unwrap();
+            events.push(format!("{} {}", message.get_channel_name(), event));
+        }
+        assert_eq!(
+            events,
+            ["__keyspace@0__:gen incrby".to_string(), "__keyspace@0__:ids hincrby".to_string()]
+        );
+    }
+
+    fn client_tracking_is_invalidated(flavor) {
+        let server = Server::start(flavor);
+        let mut listener = server.con();
+        let listener_id = int(&mut listener, &["CLIENT", "ID"]);
+        let mut pubsub = listener.as_pubsub();
+        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        pubsub.subscribe("__redis__:invalidate").unwrap();
+        let mut reader = server.con();
+        let _: () = cmd(&["CLIENT", "TRACKING", "on", "REDIRECT", &listener_id.to_string()])
+            .query(&mut reader)
+            .unwrap();
+        let _: Option<String> = cmd(&["GET", "gen"]).query(&mut reader).unwrap();
+        int(&mut server.con(), &["IDGEN.NEXT", "gen"]);
+        let message = pubsub.get_message().unwrap();
+        let keys: Vec<String> = message.get_payload().unwrap();
+        assert_eq!(keys, ["gen"]);
+    }
+
+    fn cluster_routes_each_key_to_its_slot_owner(flavor) {
+        let cluster = Cluster::start(flavor);
+        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
+        let mut con = client.get_connection().unwrap();
+        let keys: Vec<String> = (0..30).map(|i| format!("orders:{i}")).collect();
+        for key in &keys {
+            let first: i64 = redis::cmd("IDGEN.NEXT").arg(key).arg("COUNT").arg(10).query(&mut con).unwrap();
+            assert_eq!(first, 1);
+            let first: i64 = redis::cmd("IDGEN.NEXT").arg(key).query(&mut con).unwrap();
+            assert_eq!(first, 11);
+        }
+        let mut nodes: Vec<_> = cluster.nodes.iter().map(|node| node.con()).collect();
+        let mut used = HashSet::new();
+        for key in &keys {
+            let slot = int(&mut nodes[0], &["CLUSTER", "KEYSLOT", key]);
+            let holders: Vec<usize> = (0..nodes.len())
+                .filter(|&n| int(&mut nodes[n], &["CLUSTER", "COUNTKEYSINSLOT", &slot.to_string()]) > 0)
+                .collect();
+            assert_eq!(holders.len(), 1, "{key} is on {holders:?}");
+            let owner = holders[0];
+            used.insert(owner);
+            assert_eq!(int(&mut nodes[owner], &["IDGEN.CURRENT", key]), 11);
+            // Any other node redirects: the server found the key through the key spec.
+            let other = (owner + 1) % nodes.len();
+            let moved = error(&mut nodes[other], &cmd(&["IDGEN.NEXT", key]));
+            assert!(moved.starts_with("MOVED"), "{moved}");
+        }
+        assert_eq!(used.len(), 3, "30 keys should spread over all three primaries");
+    }
+}
+
+/// A mix of every IDGEN write, on string and hash generators, with and
+/// without TTLs; returns the keys it touched.
+fn mixed_workload(con: &mut harness::Connection) -> Vec<String> {
+    let _: () = cmd(&["SET", "gen:ttl", "10", "PX", "3600000"]).query(con).unwrap();
+    for round in 0..200 {
+        let gen = format!("gen:{}", round % 5);
+        int(con, &["IDGEN.NEXT", &gen]);
+        int(con, &["IDGEN.NEXT", &gen, "COUNT", "7"]);
+        int(con, &["IDGEN.NEXT", "ids", "FIELD", &format!("f{}", round % 3)]);
+        int(con, &["IDGEN.RESERVE", "ids", &(round * 10).to_string(), "FIELD", "floor"]);
+        int(con, &["IDGEN.RESERVE", "gen:ttl", &(round * 3).to_string()]);
+        int(con, &["IDGEN.NEXT", "gen:ttl"]);
+    }
+    let mut keys: Vec<String> = (0..5).map(|i| format!("gen:{i}")).collect();
+    keys.extend(["gen:ttl".to_string(), "ids".to_string()]);
+    keys
+}
