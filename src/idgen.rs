@@ -12,15 +12,22 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec, NOT_AN_INTEGER};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
 use crate::common::key::{Key, OwnedString};
-use crate::{entry, replicate};
+use crate::common::replicate::{replicate, Word};
+use crate::entry;
 
 const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not an integer");
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.
 const MAX_COUNT: i64 = 1 << 31;
 
-const FIELD: OptSpec = OptSpec { token: "FIELD", values: 1 };
-const COUNT: OptSpec = OptSpec { token: "COUNT", values: 1 };
+const FIELD: OptSpec = OptSpec {
+    token: "FIELD",
+    values: 1,
+};
+const COUNT: OptSpec = OptSpec {
+    token: "COUNT",
+    values: 1,
+};
 
 /// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
@@ -64,14 +71,30 @@ impl<'a> Generator<'a> {
     fn set_last(&self, ctx: &Context, last: i64) -> Result<(), RedisError> {
         match self.field {
             None => {
-                self.key.set_string(itoa::Buffer::new().format(last).as_bytes())?;
-                replicate!(ctx, c"SET", self.name, last, c"KEEPTTL");
-                self.key.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
+                self.key
+                    .set_string(itoa::Buffer::new().format(last).as_bytes())?;
+                replicate(
+                    ctx,
+                    c"SET",
+                    &[
+                        Word::Arg(self.name),
+                        Word::Int(last),
+                        Word::Token(c"KEEPTTL"),
+                    ],
+                );
+                self.key
+                    .written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
             }
             Some(field) => {
-                self.key.set_hash_field(field, &OwnedString::from_i64(ctx, last))?;
-                replicate!(ctx, c"HSET", self.name, field, last);
-                self.key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
+                self.key
+                    .set_hash_field(field, &OwnedString::from_i64(ctx, last))?;
+                replicate(
+                    ctx,
+                    c"HSET",
+                    &[Word::Arg(self.name), Word::Arg(field), Word::Int(last)],
+                );
+                self.key
+                    .written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
             }
         }
         Ok(())
@@ -88,7 +111,11 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         None => 1,
         Some(count) => match count.to_i64()? {
             count @ 1..=MAX_COUNT => count,
-            _ => return Err(RedisError::Str("ERR COUNT must be between 1 and 2147483648")),
+            _ => {
+                return Err(RedisError::Str(
+                    "ERR COUNT must be between 1 and 2147483648",
+                ))
+            }
         },
     };
     let generator = Generator::open(Key::write(ctx, *name), *name, single(field));
@@ -128,7 +155,9 @@ fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 }
 
 const WRITE_KEY: &[KeySpec] = &[KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE,
+    flags: raw::REDISMODULE_CMD_KEY_RW
+        | raw::REDISMODULE_CMD_KEY_ACCESS
+        | raw::REDISMODULE_CMD_KEY_UPDATE,
     begin: BeginSearch::Index(1),
 }];
 const READ_KEY: &[KeySpec] = &[KeySpec {
@@ -144,7 +173,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -2,
-        summary: c"Takes the next ID (or COUNT consecutive IDs) from a generator and returns the first",
+        summary:
+            c"Takes the next ID (or COUNT consecutive IDs) from a generator and returns the first",
         complexity: c"O(1)",
         since: c"0.1.0",
         key_specs: WRITE_KEY,
@@ -160,7 +190,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -3,
-        summary: c"Raises a generator so that IDs up to floor are never handed out; never lowers it",
+        summary:
+            c"Raises a generator so that IDs up to floor are never handed out; never lowers it",
         complexity: c"O(1)",
         since: c"0.1.0",
         key_specs: WRITE_KEY,

@@ -6,7 +6,7 @@ mod harness;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use harness::{cmd, digest, error, int, snapshot, Cluster, Flavor, Replicated, Server, Value};
+use harness::{cmd, digest, error, int, snapshot, Cluster, Replicated, Server, Value};
 
 server_tests! {
     fn module_is_listed_as_recipes(flavor) {
@@ -382,13 +382,27 @@ server_tests! {
 /// A mix of every IDGEN write, on string and hash generators, with and
 /// without TTLs; returns the keys it touched.
 fn mixed_workload(con: &mut harness::Connection) -> Vec<String> {
-    let _: () = cmd(&["SET", "gen:ttl", "10", "PX", "3600000"]).query(con).unwrap();
+    let _: () = cmd(&["SET", "gen:ttl", "10", "PX", "3600000"])
+        .query(con)
+        .unwrap();
     for round in 0..200 {
         let gen = format!("gen:{}", round % 5);
         int(con, &["IDGEN.NEXT", &gen]);
         int(con, &["IDGEN.NEXT", &gen, "COUNT", "7"]);
-        int(con, &["IDGEN.NEXT", "ids", "FIELD", &format!("f{}", round % 3)]);
-        int(con, &["IDGEN.RESERVE", "ids", &(round * 10).to_string(), "FIELD", "floor"]);
+        int(
+            con,
+            &["IDGEN.NEXT", "ids", "FIELD", &format!("f{}", round % 3)],
+        );
+        int(
+            con,
+            &[
+                "IDGEN.RESERVE",
+                "ids",
+                &(round * 10).to_string(),
+                "FIELD",
+                "floor",
+            ],
+        );
         int(con, &["IDGEN.RESERVE", "gen:ttl", &(round * 3).to_string()]);
         int(con, &["IDGEN.NEXT", "gen:ttl"]);
     }

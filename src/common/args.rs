@@ -8,7 +8,8 @@ use std::marker::PhantomData;
 use redis_module::{raw, RedisError};
 
 pub const SYNTAX_ERROR: RedisError = RedisError::Str("ERR syntax error");
-pub const NOT_AN_INTEGER: RedisError = RedisError::Str("ERR value is not an integer or out of range");
+pub const NOT_AN_INTEGER: RedisError =
+    RedisError::Str("ERR value is not an integer or out of range");
 
 /// One argument of the command being run, borrowed from the server's `argv`.
 /// It is a bare pointer (no reference counting), valid for the duration of the
@@ -45,7 +46,7 @@ impl<'a> Arg<'a> {
         self.as_bytes().eq_ignore_ascii_case(token.as_bytes())
     }
 
-    pub fn to_i64(&self) -> Result<i64, RedisError> {
+    pub fn to_i64(self) -> Result<i64, RedisError> {
         parse_i64(self.as_bytes()).ok_or(NOT_AN_INTEGER)
     }
 }
@@ -69,9 +70,7 @@ pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
     let canonical = match digits {
         [] => false,
         [b'0'] => digits.len() == bytes.len(), // "0" yes, "-0" no
-        [first, rest @ ..] => {
-            (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit)
-        }
+        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
     };
     if !canonical {
         return None;

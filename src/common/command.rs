@@ -42,13 +42,11 @@ macro_rules! entry {
 /// to exist when the module loads (`check_api`), so this cannot fail later.
 #[macro_export]
 macro_rules! api {
-    ($name:ident) => {
-        {
-            #[allow(unused_unsafe)]
-            let function = unsafe { redis_module::raw::$name };
-            function.expect(concat!(stringify!($name), " checked at load"))
-        }
-    };
+    ($name:ident) => {{
+        #[allow(unused_unsafe)]
+        let function = unsafe { redis_module::raw::$name };
+        function.expect(concat!(stringify!($name), " checked at load"))
+    }};
 }
 
 /// Runs a handler and sends its reply. A panic inside it is caught (and was
@@ -99,14 +97,29 @@ pub struct ArgSpec {
 
 impl ArgSpec {
     pub const fn key(name: &'static CStr, spec: i32) -> Self {
-        Self { name, kind: ArgType::Key(spec), token: None, optional: false }
+        Self {
+            name,
+            kind: ArgType::Key(spec),
+            token: None,
+            optional: false,
+        }
     }
     pub const fn required(name: &'static CStr, kind: ArgType) -> Self {
-        Self { name, kind, token: None, optional: false }
+        Self {
+            name,
+            kind,
+            token: None,
+            optional: false,
+        }
     }
     /// An optional `TOKEN value` pair.
     pub const fn option(name: &'static CStr, token: &'static CStr, kind: ArgType) -> Self {
-        Self { name, kind, token: Some(token), optional: true }
+        Self {
+            name,
+            kind,
+            token: Some(token),
+            optional: true,
+        }
     }
 }
 
@@ -155,6 +168,7 @@ required_api!(
     RedisModule_HashSet,
     RedisModule_FreeString,
     RedisModule_CreateStringFromLongLong,
+    RedisModule_CreateString,
     RedisModule_Replicate,
     RedisModule_NotifyKeyspaceEvent,
     RedisModule_SignalModifiedKey,
@@ -184,7 +198,10 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     let name = spec.name.to_string_lossy();
     // The legacy (first, last, step) triple; 7.0+ derives it from the key specs.
     let first_key = match spec.key_specs.first() {
-        Some(KeySpec { begin: BeginSearch::Index(pos), .. }) => *pos,
+        Some(KeySpec {
+            begin: BeginSearch::Index(pos),
+            ..
+        }) => *pos,
         None => 0,
     };
     let created = unsafe {
@@ -248,7 +265,8 @@ fn raw_key_spec(spec: &KeySpec) -> raw::RedisModuleCommandKeySpec {
     out.flags = u64::from(spec.flags);
     match spec.begin {
         BeginSearch::Index(pos) => {
-            out.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+            out.begin_search_type =
+                raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
             out.bs.index.pos = pos;
         }
     }

@@ -38,7 +38,11 @@ impl<'a> Key<'a> {
     fn open(ctx: &'a Context, name: Arg<'a>, mode: u32) -> Self {
         let inner =
             unsafe { api!(RedisModule_OpenKey)(ctx.get_raw(), name.as_ptr(), mode as c_int) };
-        Self { ctx, name, inner: inner.cast() }
+        Self {
+            ctx,
+            name,
+            inner: inner.cast(),
+        }
     }
 
     pub fn kind(&self) -> Kind {
@@ -62,12 +66,18 @@ impl<'a> Key<'a> {
             Kind::String => {
                 let mut len = 0;
                 let data = unsafe {
-                    api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_READ as c_int)
+                    api!(RedisModule_StringDMA)(
+                        self.inner,
+                        &mut len,
+                        raw::REDISMODULE_READ as c_int,
+                    )
                 };
                 if data.is_null() {
                     return Err(RedisError::WrongType);
                 }
-                Ok(Some(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }))
+                Ok(Some(unsafe {
+                    std::slice::from_raw_parts(data.cast::<u8>(), len)
+                }))
             }
             Kind::Hash | Kind::Other => Err(RedisError::WrongType),
         }
@@ -117,7 +127,10 @@ impl<'a> Key<'a> {
                         ptr::null_mut::<raw::RedisModuleString>(),
                     )
                 };
-                Ok((!value.is_null()).then(|| OwnedString { ctx: self.ctx, inner: value }))
+                Ok((!value.is_null()).then(|| OwnedString {
+                    ctx: self.ctx,
+                    inner: value,
+                }))
             }
             Kind::String | Kind::Other => Err(RedisError::WrongType),
         }

