@@ -457,3 +457,28 @@ server_tests! {
         assert!(!server.log().contains("panic"), "a command panicked:\n{}", server.log());
     }
 }
+
+server_tests! {
+    fn works_inside_transactions_and_scripts_and_replicates_them(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let _: () = cmd(&["MULTI"]).query(&mut con).unwrap();
+        let _: String = cmd(&["IDGEN.NEXT", "g"]).query(&mut con).unwrap();
+        let _: String = cmd(&["IDGEN.NEXT", "g", "COUNT", "5"]).query(&mut con).unwrap();
+        let _: String = cmd(&["IDGEN.RESERVE", "h", "100", "FIELD", "x"]).query(&mut con).unwrap();
+        let replies: Vec<i64> = cmd(&["EXEC"]).query(&mut con).unwrap();
+        assert_eq!(replies, [1, 2, 1]);
+        let script = "return redis.call('IDGEN.NEXT', KEYS[1], 'COUNT', ARGV[1])";
+        assert_eq!(int(&mut con, &["EVAL", script, "1", "g", "3"]), 7);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "g"]), 9);
+        pair.sync();
+        let mut replica = pair.replica.con();
+        assert_eq!(snapshot(&mut con, "g"), snapshot(&mut replica, "g"));
+        assert_eq!(snapshot(&mut con, "h"), snapshot(&mut replica, "h"));
+        assert_eq!(int(&mut replica, &["IDGEN.CURRENT", "g"]), 9);
+        assert_eq!(int(&mut replica, &["IDGEN.CURRENT", "h", "FIELD", "x"]), 100);
+        // A replica refuses writes, as for INCR, and still answers reads.
+        let refused = error(&mut replica, &cmd(&["IDGEN.NEXT", "g"]));
+        assert!(refused.starts_with("READONLY"), "{refused}");
+    }
+}
