@@ -43,13 +43,12 @@ fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
 /// A generator: a string key, or one field of a hash key.
 struct Generator<'a> {
     key: Key<'a>,
-    name: Arg<'a>,
     field: Option<Arg<'a>>,
 }
 
 impl<'a> Generator<'a> {
-    fn open(key: Key<'a>, name: Arg<'a>, field: Option<Arg<'a>>) -> Self {
-        Self { key, name, field }
+    fn new(key: Key<'a>, field: Option<Arg<'a>>) -> Self {
+        Self { key, field }
     }
 
     /// The last ID handed out or reserved; 0 for a generator never used.
@@ -77,7 +76,7 @@ impl<'a> Generator<'a> {
                     ctx,
                     c"SET",
                     &[
-                        Word::Arg(self.name),
+                        Word::Arg(self.key.name()),
                         Word::Int(last),
                         Word::Token(c"KEEPTTL"),
                     ],
@@ -87,11 +86,15 @@ impl<'a> Generator<'a> {
             }
             Some(field) => {
                 self.key
-                    .set_hash_field(field, &OwnedString::from_i64(ctx, last))?;
+                    .set_hash_field(field, &OwnedString::from_i64(ctx, last));
                 replicate(
                     ctx,
                     c"HSET",
-                    &[Word::Arg(self.name), Word::Arg(field), Word::Int(last)],
+                    &[
+                        Word::Arg(self.key.name()),
+                        Word::Arg(field),
+                        Word::Int(last),
+                    ],
                 );
                 self.key
                     .written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
@@ -118,7 +121,7 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             }
         },
     };
-    let generator = Generator::open(Key::write(ctx, *name), *name, single(field));
+    let generator = Generator::new(Key::write(ctx, *name), single(field));
     let (first, last) = take(generator.last()?, count)?;
     generator.set_last(ctx, last)?;
     Ok(RedisValue::Integer(first))
@@ -135,7 +138,7 @@ fn reserve<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Err(RedisError::Str("ERR floor must be a non-negative integer"));
     }
     let [field] = parse_options(options, &[FIELD])?;
-    let generator = Generator::open(Key::write(ctx, *name), *name, single(field));
+    let generator = Generator::new(Key::write(ctx, *name), single(field));
     // Raising only, never lowering: a reserve can never make an ID repeat.
     if generator.last()? >= floor {
         return Ok(RedisValue::Integer(0));
@@ -150,7 +153,7 @@ fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Err(RedisError::WrongArity);
     };
     let [field] = parse_options(options, &[FIELD])?;
-    let generator = Generator::open(Key::read(ctx, *name), *name, single(field));
+    let generator = Generator::new(Key::read(ctx, *name), single(field));
     Ok(RedisValue::Integer(generator.last()?))
 }
 

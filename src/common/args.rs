@@ -23,18 +23,8 @@ pub struct Arg<'a> {
 
 impl<'a> Arg<'a> {
     pub fn as_bytes(&self) -> &'a [u8] {
-        let Some(ptr_len) = (unsafe { raw::RedisModule_StringPtrLen }) else {
-            return &[];
-        };
-        let mut len = 0;
         // SAFETY: `ptr` is an argv entry of the running command (see `Arg`).
-        unsafe {
-            let data = ptr_len(self.ptr, &mut len);
-            if data.is_null() {
-                return &[];
-            }
-            std::slice::from_raw_parts(data.cast::<u8>(), len)
-        }
+        unsafe { string_bytes(self.ptr) }
     }
 
     pub fn as_ptr(&self) -> *mut raw::RedisModuleString {
@@ -49,6 +39,22 @@ impl<'a> Arg<'a> {
     pub fn to_i64(self) -> Result<i64, RedisError> {
         parse_i64(self.as_bytes()).ok_or(NOT_AN_INTEGER)
     }
+}
+
+/// The bytes of a server string.
+///
+/// # Safety
+/// `string` must be a valid server string that outlives `'a`.
+pub unsafe fn string_bytes<'a>(string: *const raw::RedisModuleString) -> &'a [u8] {
+    let Some(ptr_len) = raw::RedisModule_StringPtrLen else {
+        return &[];
+    };
+    let mut len = 0;
+    let data = ptr_len(string, &mut len);
+    if data.is_null() {
+        return &[];
+    }
+    std::slice::from_raw_parts(data.cast::<u8>(), len)
 }
 
 /// Reinterprets the server's `argv` as arguments.

@@ -8,7 +8,7 @@ use std::ptr;
 
 use redis_module::{raw, Context, RedisError};
 
-use super::args::Arg;
+use super::args::{string_bytes, Arg};
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -43,6 +43,10 @@ impl<'a> Key<'a> {
             name,
             inner: inner.cast(),
         }
+    }
+
+    pub fn name(&self) -> Arg<'a> {
+        self.name
     }
 
     pub fn kind(&self) -> Kind {
@@ -137,7 +141,7 @@ impl<'a> Key<'a> {
     }
 
     /// Sets a hash field (creating the hash if the key is empty).
-    pub fn set_hash_field(&self, field: Arg, value: &OwnedString) -> Result<(), RedisError> {
+    pub fn set_hash_field(&self, field: Arg, value: &OwnedString) {
         unsafe {
             api!(RedisModule_HashSet)(
                 self.inner,
@@ -148,8 +152,7 @@ impl<'a> Key<'a> {
             )
         };
         // HashSet answers with the number of fields added, so its result says
-        // nothing about failure; the key was checked to be a hash or empty.
-        Ok(())
+        // nothing about failure; callers check the key is a hash or empty.
     }
 
     /// Announces a write to this key: invalidates `WATCH` and client-tracking
@@ -184,12 +187,8 @@ impl<'a> OwnedString<'a> {
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        let mut len = 0;
-        let data = unsafe { api!(RedisModule_StringPtrLen)(self.inner, &mut len) };
-        if data.is_null() {
-            return &[];
-        }
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
+        // SAFETY: the string is ours until drop.
+        unsafe { string_bytes(self.inner) }
     }
 }
 
