@@ -9,7 +9,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec, NOT_AN_INTEGER};
+use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
 use crate::common::key::{Key, OwnedString};
 use crate::common::replicate::{replicate, Word};
@@ -54,10 +54,7 @@ impl<'a> Generator<'a> {
     /// The last ID handed out or reserved; 0 for a generator never used.
     fn last(&self) -> Result<i64, RedisError> {
         match self.field {
-            None => match self.key.string()? {
-                None => Ok(0),
-                Some(value) => parse_i64(value).ok_or(NOT_AN_INTEGER),
-            },
+            None => Ok(self.key.integer()?.unwrap_or(0)),
             Some(field) => match self.key.hash_field(field)? {
                 None => Ok(0),
                 Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER),
@@ -69,21 +66,7 @@ impl<'a> Generator<'a> {
     /// the write as the equivalent built-in (`incrby` / `hincrby`) would.
     fn set_last(&self, ctx: &Context, last: i64) -> Result<(), RedisError> {
         match self.field {
-            None => {
-                self.key
-                    .set_string(itoa::Buffer::new().format(last).as_bytes())?;
-                replicate(
-                    ctx,
-                    c"SET",
-                    &[
-                        Word::Arg(self.key.name()),
-                        Word::Int(last),
-                        Word::Token(c"KEEPTTL"),
-                    ],
-                );
-                self.key
-                    .written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
-            }
+            None => self.key.store_integer(last)?,
             Some(field) => {
                 self.key
                     .set_hash_field(field, &OwnedString::from_i64(ctx, last));
@@ -172,7 +155,7 @@ const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: c"idgen.next",
-        entry: entry!(next),
+        entry: entry!(next, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -2,
@@ -189,7 +172,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: c"idgen.reserve",
-        entry: entry!(reserve),
+        entry: entry!(reserve, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -3,
@@ -206,7 +189,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: c"idgen.current",
-        entry: entry!(current),
+        entry: entry!(current, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: -2,

@@ -31,6 +31,17 @@ impl<'a> Arg<'a> {
         self.ptr
     }
 
+    /// Views a server string as an argument.
+    ///
+    /// # Safety
+    /// `ptr` must be a valid server string that outlives `'a`.
+    pub unsafe fn from_ptr(ptr: *mut raw::RedisModuleString) -> Self {
+        Self {
+            ptr,
+            _call: PhantomData,
+        }
+    }
+
     /// Case-insensitive comparison with an option token.
     pub fn is(&self, token: &str) -> bool {
         self.as_bytes().eq_ignore_ascii_case(token.as_bytes())

@@ -8,7 +8,8 @@ use std::ptr;
 
 use redis_module::{raw, Context, RedisError};
 
-use super::args::{string_bytes, Arg};
+use super::args::{parse_i64, string_bytes, Arg, NOT_AN_INTEGER};
+use super::replicate::{replicate, Word};
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -87,6 +88,32 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The integer a counter key holds (what `INCR` makes), `None` for an
+    /// empty key. A non-integer is INCR's error; another type `WRONGTYPE`.
+    pub fn integer(&self) -> Result<Option<i64>, RedisError> {
+        match self.string()? {
+            None => Ok(None),
+            Some(value) => parse_i64(value).map(Some).ok_or(NOT_AN_INTEGER),
+        }
+    }
+
+    /// Stores a counter's new value as `INCR` would (in place, TTL kept),
+    /// replicates it as an absolute `SET … KEEPTTL` and announces `incrby`.
+    pub fn store_integer(&self, value: i64) -> Result<(), RedisError> {
+        self.set_string(itoa::Buffer::new().format(value).as_bytes())?;
+        replicate(
+            self.ctx,
+            c"SET",
+            &[
+                Word::Arg(self.name),
+                Word::Int(value),
+                Word::Token(c"KEEPTTL"),
+            ],
+        );
+        self.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
+        Ok(())
+    }
+
     /// Replaces the string value in place (creating the key if empty), keeping
     /// its TTL, as `INCR` does.
     pub fn set_string(&self, value: &[u8]) -> Result<(), RedisError> {
@@ -113,6 +140,27 @@ impl<'a> Key<'a> {
         }
         unsafe { ptr::copy_nonoverlapping(value.as_ptr(), data.cast::<u8>(), value.len()) };
         Ok(())
+    }
+
+    /// The absolute expiry time in Unix milliseconds, `None` without a TTL.
+    pub fn expire_at(&self) -> Option<i64> {
+        if self.inner.is_null() {
+            return None;
+        }
+        let at = unsafe { api!(RedisModule_GetAbsExpire)(self.inner) };
+        (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
+    }
+
+    /// Sets the absolute expiry time in Unix milliseconds, or removes the TTL
+    /// with `None`. The key must exist.
+    pub fn set_expire_at(&self, at: Option<i64>) {
+        let at = at.unwrap_or(raw::REDISMODULE_NO_EXPIRE as i64);
+        unsafe { api!(RedisModule_SetAbsExpire)(self.inner, at) };
+    }
+
+    /// Deletes the key.
+    pub fn delete(&self) {
+        unsafe { api!(RedisModule_DeleteKey)(self.inner) };
     }
 
     /// A field of the hash at this key; `None` when the key or field is
@@ -158,11 +206,17 @@ impl<'a> Key<'a> {
     /// Announces a write to this key: invalidates `WATCH` and client-tracking
     /// caches, then fires the keyspace event, exactly as a built-in does.
     pub fn written(&self, class: c_int, event: &CStr) {
+        unsafe { api!(RedisModule_SignalModifiedKey)(self.ctx.get_raw(), self.name.as_ptr()) };
+        self.notify(class, event);
+    }
+
+    /// Fires a keyspace event on this key (a second event of one write, as
+    /// `SET … PX` fires `set` then `expire`).
+    pub fn notify(&self, class: c_int, event: &CStr) {
         let ctx = self.ctx.get_raw();
         unsafe {
-            api!(RedisModule_SignalModifiedKey)(ctx, self.name.as_ptr());
-            api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr());
-        }
+            api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr())
+        };
     }
 }
 
@@ -186,9 +240,23 @@ impl<'a> OwnedString<'a> {
         Self { ctx, inner }
     }
 
+    pub fn from_bytes(ctx: &'a Context, bytes: &[u8]) -> Self {
+        let inner = unsafe {
+            api!(RedisModule_CreateString)(ctx.get_raw(), bytes.as_ptr().cast(), bytes.len())
+        };
+        Self { ctx, inner }
+    }
+
     pub fn as_bytes(&self) -> &[u8] {
         // SAFETY: the string is ours until drop.
         unsafe { string_bytes(self.inner) }
+    }
+
+    /// This string as a command argument (e.g. a key name), valid while it
+    /// lives.
+    pub fn as_arg(&self) -> Arg<'_> {
+        // SAFETY: the string is ours until drop, which the borrow outlives.
+        unsafe { Arg::from_ptr(self.inner) }
     }
 }
 

@@ -3,6 +3,7 @@
 //! (see `command::dispatch`), so the server keeps running.
 
 use std::ffi::CString;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::raw;
 
@@ -20,6 +21,13 @@ pub fn install_hook() {
             .unwrap_or_else(|| "(no message)".to_owned());
         log_warning(&format!("<recipes> panic{location}: {payload}"));
     }));
+}
+
+/// Runs code the server called into (a command, callback or timer): a panic,
+/// already logged by the hook, yields `fallback` instead of unwinding into the
+/// server.
+pub fn guard<R>(fallback: R, run: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or(fallback)
 }
 
 /// Logs through the server log. The text goes in as a `%s` argument, never as

@@ -18,6 +18,8 @@ pub enum Word<'a> {
     Arg(Arg<'a>),
     Int(i64),
     Token(&'static CStr),
+    /// Bytes the module holds (e.g. a waiting client's token).
+    Bytes(&'a [u8]),
 }
 
 /// The most words a replicated command has; more is a programming error.
@@ -38,10 +40,11 @@ pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
             }
             Word::Token(token) => {
                 created[at] = true;
-                let bytes = token.to_bytes();
-                unsafe {
-                    api!(RedisModule_CreateString)(raw_ctx, bytes.as_ptr().cast(), bytes.len())
-                }
+                create_string(raw_ctx, token.to_bytes())
+            }
+            Word::Bytes(bytes) => {
+                created[at] = true;
+                create_string(raw_ctx, bytes)
             }
         };
     }
@@ -62,4 +65,8 @@ pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
             unsafe { api!(RedisModule_FreeString)(raw_ctx, *string) };
         }
     }
+}
+
+fn create_string(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) -> *mut raw::RedisModuleString {
+    unsafe { api!(RedisModule_CreateString)(ctx, bytes.as_ptr().cast(), bytes.len()) }
 }
