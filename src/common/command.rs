@@ -6,14 +6,14 @@
 //! which Redis 7.0 lacks: here each extra is applied only when the server
 //! has it, so the module loads on 7.0 and documents itself fully on 7.2+.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use redis_module::{raw, Context, RedisError, RedisResult, Status};
 
 use super::args::{from_argv, Arg};
+use super::panic::guard;
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.
@@ -23,16 +23,17 @@ pub type Handler = for<'a> fn(&Context, &'a [Arg<'a>]) -> RedisResult;
 pub type Entry =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
-/// Wraps a [`Handler`] in an `extern "C"` entry point for the server.
+/// Wraps a [`Handler`] and its command's key specs in an `extern "C"` entry
+/// point for the server.
 #[macro_export]
 macro_rules! entry {
-    ($handler:path) => {{
+    ($handler:path, $key_specs:expr) => {{
         extern "C" fn entry(
             ctx: *mut redis_module::raw::RedisModuleCtx,
             argv: *mut *mut redis_module::raw::RedisModuleString,
             argc: std::os::raw::c_int,
         ) -> std::os::raw::c_int {
-            $crate::common::command::dispatch(ctx, argv, argc, $handler)
+            $crate::common::command::dispatch(ctx, argv, argc, $handler, $key_specs)
         }
         entry as $crate::common::command::Entry
     }};
@@ -51,18 +52,28 @@ macro_rules! api {
 
 /// Runs a handler and sends its reply. A panic inside it is caught (and was
 /// logged by the panic hook): the client gets an error, the server lives on.
+/// For a command with keys found by keyword, the server may instead ask where
+/// the keys are (see [`has_keyword_keys`]); the key specs answer.
 pub fn dispatch(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
     handler: Handler,
+    key_specs: &[KeySpec],
 ) -> c_int {
     let context = Context::new(ctx);
     // SAFETY: the server passes its own argv, valid for this call.
     let args = unsafe { from_argv(argv, argc) };
-    let reply = catch_unwind(AssertUnwindSafe(|| handler(&context, args))).unwrap_or(Err(
-        RedisError::Str("ERR internal error in module recipes (details in the server log)"),
-    ));
+    if has_keyword_keys(key_specs) && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0 {
+        report_key_positions(ctx, args, key_specs);
+        return raw::REDISMODULE_OK as c_int;
+    }
+    let reply = guard(
+        Err(RedisError::Str(
+            "ERR internal error in module recipes (details in the server log)",
+        )),
+        || handler(&context, args),
+    );
     context.reply(reply) as c_int
 }
 
@@ -70,6 +81,51 @@ pub fn dispatch(
 pub enum BeginSearch {
     /// At a fixed argv index.
     Index(i32),
+    /// Right after the first argument equal to `keyword`, searching from argv
+    /// index `from` (e.g. `FENCE fencekey`); absent keyword, no key.
+    Keyword { keyword: &'static CStr, from: i32 },
+}
+
+/// Whether a command has a key found by keyword. Such a command is registered
+/// with `getkeys-api`: cluster routing (`CROSSSLOT`, `MOVED`) on Redis 7.x and
+/// Valkey finds a module command's keys only through the legacy (first, last,
+/// step) range or that API, and the range cannot describe an optional key.
+fn has_keyword_keys(key_specs: &[KeySpec]) -> bool {
+    key_specs
+        .iter()
+        .any(|spec| matches!(spec.begin, BeginSearch::Keyword { .. }))
+}
+
+/// Answers a key-position request from the key specs, so the server's routing
+/// and `COMMAND GETKEYS` agree.
+fn report_key_positions(ctx: *mut raw::RedisModuleCtx, args: &[Arg], key_specs: &[KeySpec]) {
+    for spec in key_specs {
+        let position = match spec.begin {
+            BeginSearch::Index(at) => usize::try_from(at).ok(),
+            BeginSearch::Keyword { keyword, from } => {
+                let keyword = keyword.to_str().unwrap_or_default();
+                let from = usize::try_from(from).unwrap_or(usize::MAX);
+                args.iter()
+                    .enumerate()
+                    .skip(from)
+                    .find(|(_, arg)| arg.is(keyword))
+                    .map(|(at, _)| at + 1)
+            }
+        };
+        let Some(position) = position.filter(|&at| at < args.len()) else {
+            continue;
+        };
+        let Ok(position) = c_int::try_from(position) else {
+            continue;
+        };
+        // SAFETY: called during the server's key-position request.
+        unsafe {
+            match raw::RedisModule_KeyAtPosWithFlags {
+                Some(key_at) => key_at(ctx, position, spec.flags as c_int),
+                None => api!(RedisModule_KeyAtPos)(ctx, position),
+            }
+        }
+    }
 }
 
 /// A key spec: how the server, `COMMAND GETKEYS` and cluster clients find one
@@ -85,6 +141,8 @@ pub enum ArgType {
     Key(i32),
     String,
     Integer,
+    /// Exactly one of these (e.g. `PX ms | EX s`).
+    OneOf(&'static [ArgSpec]),
 }
 
 /// One argument as `COMMAND DOCS` shows it.
@@ -119,6 +177,24 @@ impl ArgSpec {
             kind,
             token: Some(token),
             optional: true,
+        }
+    }
+    /// A required `TOKEN value` pair (e.g. one choice of a [`ArgType::OneOf`]).
+    pub const fn tokened(name: &'static CStr, token: &'static CStr, kind: ArgType) -> Self {
+        Self {
+            name,
+            kind,
+            token: Some(token),
+            optional: false,
+        }
+    }
+    /// Exactly one of `choices`.
+    pub const fn one_of(name: &'static CStr, choices: &'static [ArgSpec], optional: bool) -> Self {
+        Self {
+            name,
+            kind: ArgType::OneOf(choices),
+            token: None,
+            optional,
         }
     }
 }
@@ -174,6 +250,24 @@ required_api!(
     RedisModule_SignalModifiedKey,
     RedisModule_SetModuleOptions,
     RedisModule_Log,
+    RedisModule_DeleteKey,
+    RedisModule_GetAbsExpire,
+    RedisModule_SetAbsExpire,
+    RedisModule_Milliseconds,
+    RedisModule_GetContextFlags,
+    RedisModule_GetSelectedDb,
+    RedisModule_SelectDb,
+    RedisModule_BlockClient,
+    RedisModule_UnblockClient,
+    RedisModule_SetDisconnectCallback,
+    RedisModule_GetBlockedClientHandle,
+    RedisModule_GetBlockedClientPrivateData,
+    RedisModule_CreateTimer,
+    RedisModule_StopTimer,
+    RedisModule_SubscribeToKeyspaceEvents,
+    RedisModule_SubscribeToServerEvent,
+    RedisModule_IsKeysPositionRequest,
+    RedisModule_KeyAtPos,
 );
 
 pub fn check_api() -> Result<(), String> {
@@ -202,14 +296,19 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
             begin: BeginSearch::Index(pos),
             ..
         }) => *pos,
-        None => 0,
+        _ => 0,
     };
+    let mut flags = spec.flags.to_bytes().to_vec();
+    if has_keyword_keys(spec.key_specs) {
+        flags.extend_from_slice(b" getkeys-api");
+    }
+    let flags = CString::new(flags).map_err(|_| format!("bad flags for {name}"))?;
     let created = unsafe {
         api!(RedisModule_CreateCommand)(
             ctx.get_raw(),
             spec.name.as_ptr(),
             Some(spec.entry),
-            spec.flags.as_ptr(),
+            flags.as_ptr(),
             first_key,
             first_key,
             i32::from(first_key != 0),
@@ -226,8 +325,10 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
         let mut key_specs: Vec<raw::RedisModuleCommandKeySpec> =
             spec.key_specs.iter().map(raw_key_spec).collect();
         key_specs.push(zeroed_key_spec());
-        let mut args: Vec<raw::RedisModuleCommandArg> = spec.args.iter().map(raw_arg).collect();
-        args.push(zeroed_arg());
+        // Choices of a one-of argument live in arrays of their own; the
+        // server reads them during the call below.
+        let mut nested = Vec::new();
+        let mut args = raw_args(spec.args, &mut nested);
         let version = raw::RedisModuleCommandInfoVersion {
             version: 1,
             sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
@@ -269,12 +370,41 @@ fn raw_key_spec(spec: &KeySpec) -> raw::RedisModuleCommandKeySpec {
                 raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
             out.bs.index.pos = pos;
         }
+        BeginSearch::Keyword { keyword, from } => {
+            out.begin_search_type =
+                raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_KEYWORD;
+            out.bs.keyword.keyword = keyword.as_ptr();
+            out.bs.keyword.startfrom = from;
+        }
     }
     // One key: the range ends where it begins.
     out.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
     out.fk.range.lastkey = 0;
     out.fk.range.keystep = 1;
     out.fk.range.limit = 0;
+    out
+}
+
+/// The zero-terminated array of `specs`; arrays for one-of choices are kept
+/// in `nested`, which must outlive the use of the result.
+fn raw_args(
+    specs: &[ArgSpec],
+    nested: &mut Vec<Vec<raw::RedisModuleCommandArg>>,
+) -> Vec<raw::RedisModuleCommandArg> {
+    let mut out: Vec<raw::RedisModuleCommandArg> = specs
+        .iter()
+        .map(|spec| {
+            let mut arg = raw_arg(spec);
+            if let ArgType::OneOf(choices) = spec.kind {
+                let mut choices = raw_args(choices, nested);
+                arg.subargs = choices.as_mut_ptr();
+                // Moving the Vec into `nested` keeps its heap buffer in place.
+                nested.push(choices);
+            }
+            arg
+        })
+        .collect();
+    out.push(zeroed_arg());
     out
 }
 
@@ -289,6 +419,7 @@ fn raw_arg(spec: &ArgSpec) -> raw::RedisModuleCommandArg {
         }
         ArgType::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
         ArgType::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+        ArgType::OneOf(_) => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
     };
     out.token = spec.token.map_or(ptr::null(), CStr::as_ptr);
     if spec.optional {
