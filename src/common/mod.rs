@@ -3,7 +3,9 @@
 //! module (`idgen.rs`, …) holds only its own behaviour.
 
 pub mod args;
+pub mod block;
 pub mod command;
 pub mod key;
 pub mod panic;
 pub mod replicate;
+pub mod time;

@@ -1,0 +1,221 @@
+//! Blocking clients and timers on the raw module API.
+//!
+//! A command that must wait parks its client here with no server-side timeout:
+//! the family keeps the client in its own queue and deadline, and later ends
+//! the wait with [`Parked::finish`]. The server may also end it first, when the
+//! client disconnects or `CLIENT UNBLOCK` names it; the family's
+//! [`Waitlist::forget`] then drops the client from its queue and the client is
+//! freed here. Every callback runs under [`guard`], so a panic never crosses
+//! into the server.
+
+use std::os::raw::{c_int, c_void};
+use std::ptr;
+
+use redis_module::{raw, Context, RedisResult, RedisValue};
+
+use super::panic::guard;
+use crate::api;
+
+/// The family that keeps parked clients.
+pub trait Waitlist {
+    /// Removes the client from the family's queues. `false` when it is not
+    /// there (its wait was already finished).
+    fn forget(client: ParkedId) -> bool;
+}
+
+/// Identifies a parked client (comparable; not a handle).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ParkedId(*mut raw::RedisModuleBlockedClient);
+
+/// A parked client, owned by the family's queue until it is finished or
+/// forgotten.
+#[derive(Debug)]
+pub struct Parked(*mut raw::RedisModuleBlockedClient);
+
+// The server runs every command, callback and timer on its main thread; the
+// handle is only kept in a `Mutex` that requires `Send`.
+unsafe impl Send for Parked {}
+unsafe impl Send for ParkedId {}
+
+impl Parked {
+    /// Parks the running command's client; the command must then reply with
+    /// `RedisValue::NoReply`. `None` if the server would not block it.
+    pub fn park<W: Waitlist>(ctx: &Context) -> Option<Parked> {
+        let bc = unsafe {
+            api!(RedisModule_BlockClient)(
+                ctx.get_raw(),
+                Some(send_reply),
+                Some(unblocked_by_command::<W>),
+                Some(free_reply),
+                0,
+            )
+        };
+        if bc.is_null() {
+            return None;
+        }
+        unsafe { api!(RedisModule_SetDisconnectCallback)(bc, Some(disconnected::<W>)) };
+        Some(Parked(bc))
+    }
+
+    pub fn id(&self) -> ParkedId {
+        ParkedId(self.0)
+    }
+
+    /// Ends the wait: the client gets `reply` as its command's reply.
+    pub fn finish(self, reply: RedisResult) {
+        let reply = Box::into_raw(Box::new(reply));
+        unsafe { api!(RedisModule_UnblockClient)(self.0, reply.cast()) };
+    }
+}
+
+/// Whether the running command may block its client: not inside MULTI, a
+/// script, or any other context that forbids it.
+pub fn may_block(ctx: &Context) -> bool {
+    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
+    flags
+        & (raw::REDISMODULE_CTX_FLAGS_MULTI
+            | raw::REDISMODULE_CTX_FLAGS_LUA
+            | raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING)
+        == 0
+}
+
+/// Replies to a client whose wait ended with [`Parked::finish`].
+extern "C" fn send_reply(
+    ctx: *mut raw::RedisModuleCtx,
+    _argv: *mut *mut raw::RedisModuleString,
+    _argc: c_int,
+) -> c_int {
+    guard(raw::REDISMODULE_OK as c_int, || {
+        let context = Context::new(ctx);
+        let reply = unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx) };
+        let reply = if reply.is_null() {
+            Ok(RedisValue::Null)
+        } else {
+            // SAFETY: set by `finish` from a boxed `RedisResult`, freed by
+            // `free_reply` only after this callback.
+            unsafe { std::mem::replace(&mut *reply.cast::<RedisResult>(), Ok(RedisValue::Null)) }
+        };
+        context.reply(reply) as c_int
+    })
+}
+
+extern "C" fn free_reply(_ctx: *mut raw::RedisModuleCtx, reply: *mut c_void) {
+    if !reply.is_null() {
+        // SAFETY: made by `Box::into_raw` in `finish`; the server frees once.
+        drop(unsafe { Box::from_raw(reply.cast::<RedisResult>()) });
+    }
+}
+
+/// `CLIENT UNBLOCK id [TIMEOUT]` on a parked client: it leaves the queue and
+/// gets a null reply, as a timed-out wait does.
+extern "C" fn unblocked_by_command<W: Waitlist>(
+    ctx: *mut raw::RedisModuleCtx,
+    _argv: *mut *mut raw::RedisModuleString,
+    _argc: c_int,
+) -> c_int {
+    guard(raw::REDISMODULE_OK as c_int, || {
+        let bc = unsafe { api!(RedisModule_GetBlockedClientHandle)(ctx) };
+        release::<W>(bc);
+        Context::new(ctx).reply(Ok(RedisValue::Null)) as c_int
+    })
+}
+
+/// The client went away (disconnect, `CLIENT KILL`, `CLIENT UNBLOCK … ERROR`,
+/// a primary turned replica): it leaves the queue.
+extern "C" fn disconnected<W: Waitlist>(
+    _ctx: *mut raw::RedisModuleCtx,
+    bc: *mut raw::RedisModuleBlockedClient,
+) {
+    guard((), || release::<W>(bc));
+}
+
+/// Frees a client the server ended the wait of, if the family still had it
+/// (a client already finished is freed by the server after its reply).
+fn release<W: Waitlist>(bc: *mut raw::RedisModuleBlockedClient) {
+    if !bc.is_null() && W::forget(ParkedId(bc)) {
+        unsafe { api!(RedisModule_UnblockClient)(bc, ptr::null_mut()) };
+    }
+}
+
+/// A module timer: runs `callback(ctx, data)` once, `delay_ms` from now, on
+/// the main thread, in a context where keys may be written and effects are
+/// replicated.
+pub struct Timer(raw::RedisModuleTimerID);
+
+type TimerJob<T> = (fn(&Context, T), T);
+
+impl Timer {
+    pub fn start<T>(ctx: &Context, delay_ms: i64, callback: fn(&Context, T), data: T) -> Timer {
+        let job: *mut TimerJob<T> = Box::into_raw(Box::new((callback, data)));
+        let id = unsafe {
+            api!(RedisModule_CreateTimer)(
+                ctx.get_raw(),
+                delay_ms.max(0),
+                Some(fire::<T>),
+                job.cast(),
+            )
+        };
+        Timer(id)
+    }
+
+    /// Cancels the timer if it has not fired yet, dropping its data.
+    pub fn stop<T>(self, ctx: &Context) {
+        let mut job: *mut c_void = ptr::null_mut();
+        let stopped = unsafe { api!(RedisModule_StopTimer)(ctx.get_raw(), self.0, &mut job) };
+        if stopped == raw::REDISMODULE_OK as c_int && !job.is_null() {
+            // SAFETY: made by `Box::into_raw` in `start` with this `T`.
+            drop(unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) });
+        }
+    }
+}
+
+extern "C" fn fire<T>(ctx: *mut raw::RedisModuleCtx, job: *mut c_void) {
+    if job.is_null() {
+        return;
+    }
+    // SAFETY: made by `Box::into_raw` in `Timer::start`; a timer fires once.
+    let (callback, data) = *unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) };
+    guard((), || callback(&Context::new(ctx), data));
+}
+
+type Job<T> = (fn(&Context, &T), T);
+
+/// Runs `callback(ctx, data)` right after the keyspace notification being
+/// handled, inside the same atomic unit as the command that caused it, where
+/// keys may be written (Redis 7.2+, Valkey). `false` when the server has no
+/// such jobs; the caller then falls back to a timer.
+pub fn after_notification<T>(ctx: &Context, callback: fn(&Context, &T), data: T) -> bool {
+    let Some(add_job) = (unsafe { raw::RedisModule_AddPostNotificationJob }) else {
+        return false;
+    };
+    let job: *mut Job<T> = Box::into_raw(Box::new((callback, data)));
+    let added = unsafe {
+        add_job(
+            ctx.get_raw(),
+            Some(run_job::<T>),
+            job.cast(),
+            Some(free_job::<T>),
+        )
+    };
+    if added != raw::REDISMODULE_OK as c_int {
+        // Refused (e.g. while loading): the server did not take the data.
+        drop(unsafe { Box::from_raw(job) });
+        return false;
+    }
+    true
+}
+
+extern "C" fn run_job<T>(ctx: *mut raw::RedisModuleCtx, job: *mut c_void) {
+    if job.is_null() {
+        return;
+    }
+    // SAFETY: made in `after_notification`; freed by `free_job` afterwards.
+    let (callback, data) = unsafe { &*job.cast::<Job<T>>() };
+    guard((), || callback(&Context::new(ctx), data));
+}
+
+extern "C" fn free_job<T>(job: *mut c_void) {
+    if !job.is_null() {
+        drop(unsafe { Box::from_raw(job.cast::<Job<T>>()) });
+    }
+}
