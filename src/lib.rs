@@ -3,6 +3,7 @@
 
 mod common;
 mod idgen;
+mod lock;
 
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
@@ -22,7 +23,14 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
     // Each command signals exactly the keys it changed (see `Key::written`),
     // so a WATCH is not aborted by a command that changed nothing.
     ctx.set_module_options(ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED);
-    common::command::register(ctx, idgen::COMMANDS)
+    lock::init(ctx);
+    let families = [idgen::COMMANDS, lock::COMMANDS];
+    for commands in families {
+        if common::command::register(ctx, commands) == Status::Err {
+            return Status::Err;
+        }
+    }
+    Status::Ok
 }
 
 redis_module! {

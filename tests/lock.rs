@@ -1,0 +1,573 @@
+//! LOCK on real servers: the seed transcripts, leases, fencing, the FIFO wait
+//! and its hand-offs, every error, mutual exclusion under contention,
+//! replication, AOF, command metadata and cluster routing.
+
+mod harness;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use harness::{
+    cmd, digest, error, info_field, int, snapshot, wait_until, Cluster, Connection, Replicated,
+    Server, Value,
+};
+
+fn value(con: &mut Connection, words: &[&str]) -> Value {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
+}
+
+fn get(con: &mut Connection, key: &str) -> Option<String> {
+    cmd(&["GET", key]).query(con).unwrap()
+}
+
+fn pttl(con: &mut Connection, key: &str) -> i64 {
+    int(con, &["PTTL", key])
+}
+
+fn blocked_clients(con: &mut Connection) -> i64 {
+    info_field(con, "clients", "blocked_clients")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(-1)
+}
+
+fn wait_blocked(con: &mut Connection, n: i64) {
+    wait_until(&format!("{n} client(s) are blocked"), || {
+        blocked_clients(con) == n
+    });
+}
+
+/// Starts a client that waits for the lock; its reply comes out of the
+/// returned handle. Returns once the server has the client blocked.
+fn waiter(server: &Server, words: &[&str]) -> (i64, thread::JoinHandle<Result<Value, String>>) {
+    let mut con = server.con();
+    let mut watch = server.con();
+    let before = blocked_clients(&mut watch);
+    let id = int(&mut con, &["CLIENT", "ID"]);
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let handle = thread::spawn(move || {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        reply(&mut con, &words)
+    });
+    wait_blocked(&mut watch, before + 1);
+    (id, handle)
+}
+
+fn has_command(con: &mut Connection, name: &str) -> bool {
+    matches!(value(con, &["COMMAND", "INFO", name]), Value::Array(ref entries) if entries.first() != Some(&Value::Nil))
+}
+
+server_tests! {
+    fn seed_transcripts(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // Basic lock: acquire, fail, release, acquire again.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:10086", "me"]), 1);
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "Lock:10086", "you"]), Value::Nil);
+        assert_eq!(pttl(&mut con, "Lock:10086"), -1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:10086", "me"]), 1);
+        assert_eq!(int(&mut con, &["EXISTS", "Lock:10086"]), 0);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:10086", "you"]), 1);
+        // Auto-release after the lease.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:auto", "me", "PX", "100"]), 1);
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "Lock:auto", "you"]), Value::Nil);
+        wait_until("the lease ran out", || int(&mut con, &["EXISTS", "Lock:auto"]) == 0);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:auto", "you", "EX", "5"]), 1);
+        // Identity lock: only the right token releases it.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:id", "top_secret"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:id", "wrong"]), 0);
+        assert_eq!(get(&mut con, "Lock:id").as_deref(), Some("top_secret"));
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:id", "top_secret"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:id", "top_secret"]), 0);
+        // A lock taken with the classic SET NX PX, released by the module.
+        let _: () = cmd(&["SET", "Lock:set", "tok", "NX", "PX", "60000"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:set", "other"]), 0);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "Lock:set", "tok"]), 1);
+        // And one taken by the module is an ordinary SET NX lock to others.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:mod", "tok", "PX", "60000"]), 1);
+        let taken: Option<String> = cmd(&["SET", "Lock:mod", "x", "NX", "PX", "100"]).query(&mut con).unwrap();
+        assert_eq!(taken, None);
+        if has_command(&mut con, "DELIFEQ") {
+            assert_eq!(int(&mut con, &["DELIFEQ", "Lock:mod", "other"]), 0);
+            assert_eq!(int(&mut con, &["DELIFEQ", "Lock:mod", "tok"]), 1);
+            assert_eq!(int(&mut con, &["EXISTS", "Lock:mod"]), 0);
+        } else {
+            assert_eq!(flavor, harness::Flavor::Redis, "Valkey 9 has DELIFEQ");
+        }
+    }
+
+    fn leases_and_extend(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a", "PX", "60000"]), 1);
+        let ttl = pttl(&mut con, "l");
+        assert!((59_000..=60_000).contains(&ttl), "{ttl}");
+        // The same token again succeeds and resets the lease…
+        assert_eq!(int(&mut con, &["PEXPIRE", "l", "5000"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a", "ex", "100"]), 1);
+        let ttl = pttl(&mut con, "l");
+        assert!((99_000..=100_000).contains(&ttl), "{ttl}");
+        // …to no TTL at all when none is given.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a"]), 1);
+        assert_eq!(pttl(&mut con, "l"), -1);
+        // EXTEND: only the holder; the lease then ends that long from now.
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "b", "PX", "30000"]), 0);
+        assert_eq!(pttl(&mut con, "l"), -1);
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "a", "PX", "30000"]), 1);
+        let ttl = pttl(&mut con, "l");
+        assert!((29_000..=30_000).contains(&ttl), "{ttl}");
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "a", "EX", "7"]), 1);
+        let ttl = pttl(&mut con, "l");
+        assert!((6_000..=7_000).contains(&ttl), "{ttl}");
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "free", "a", "PX", "100"]), 0);
+        assert_eq!(int(&mut con, &["EXISTS", "free"]), 0);
+        // An expired lease cannot be extended.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "short", "a", "PX", "20"]), 1);
+        wait_until("the lease ran out", || int(&mut con, &["EXISTS", "short"]) == 0);
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "short", "a", "PX", "1000"]), 0);
+    }
+
+    fn fencing_tokens_increase_across_acquisitions(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "a", "FENCE", "{r}fence"]), 1);
+        // A retry by the holder gets its own token back, not a new one.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "a", "FENCE", "{r}fence"]), 1);
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "{r}lock", "b", "FENCE", "{r}fence"]), Value::Nil);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "{r}lock", "a"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "b", "fence", "{r}fence", "PX", "50"]), 2);
+        wait_until("the lease ran out", || int(&mut con, &["EXISTS", "{r}lock"]) == 0);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "c", "FENCE", "{r}fence"]), 3);
+        // The counter is a plain INCR counter, kept after release.
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "{r}lock", "c"]), 1);
+        assert_eq!(get(&mut con, "{r}fence").as_deref(), Some("3"));
+        assert_eq!(int(&mut con, &["INCR", "{r}fence"]), 4);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "d", "FENCE", "{r}fence"]), 5);
+        // A holder without a fencing token (its fence key was deleted) gets a new one.
+        assert_eq!(int(&mut con, &["DEL", "{r}fence"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{r}lock", "d", "FENCE", "{r}fence"]), 1);
+    }
+
+    fn every_error_changes_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["RPUSH", "list", "x"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "held", "owner", "PX", "600000"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "text", "abc"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "top", "9223372036854775807"]).query(&mut con).unwrap();
+        let keys = ["list", "held", "text", "top", "free"];
+        let before: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+        let digest_before = digest(&mut con);
+
+        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+        let syntax = "ERR syntax error";
+        let not_integer = "ERR value is not an integer or out of range";
+        let bad_expire = "ERR invalid expire time in 'lock.acquire' command";
+        let bad_extend = "ERR invalid expire time in 'lock.extend' command";
+        let bad_wait = "ERR invalid WAIT time in 'lock.acquire' command";
+        let empty = "ERR token must not be empty";
+        let cases: &[(&[&str], &str)] = &[
+            (&["LOCK.ACQUIRE", "list", "a"], wrongtype),
+            (&["LOCK.RELEASEIF", "list", "a"], wrongtype),
+            (&["LOCK.EXTEND", "list", "a", "PX", "10"], wrongtype),
+            (&["LOCK.ACQUIRE", "free", "a", "FENCE", "list"], wrongtype),
+            (&["LOCK.ACQUIRE", "free", "a", "FENCE", "text"], not_integer),
+            (&["LOCK.ACQUIRE", "held", "a", "FENCE", "text"], not_integer),
+            (&["LOCK.ACQUIRE", "free", "a", "FENCE", "top"], "ERR increment or decrement would overflow"),
+            (&["LOCK.ACQUIRE", "free", "a", "FENCE", "free"], "ERR FENCE key must differ from the lock key"),
+            (&["LOCK.ACQUIRE", "free", ""], empty),
+            (&["LOCK.RELEASEIF", "held", ""], empty),
+            (&["LOCK.EXTEND", "held", "", "PX", "10"], empty),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "0"], bad_expire),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "-5"], bad_expire),
+            (&["LOCK.ACQUIRE", "free", "a", "EX", "0"], bad_expire),
+            (&["LOCK.ACQUIRE", "free", "a", "EX", "9223372036854775"], bad_expire),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "9223372036854775807"], bad_expire),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "1.5"], not_integer),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "99999999999999999999"], not_integer),
+            (&["LOCK.EXTEND", "held", "owner", "PX", "0"], bad_extend),
+            (&["LOCK.EXTEND", "held", "owner", "EX", "-1"], bad_extend),
+            (&["LOCK.ACQUIRE", "held", "a", "WAIT", "0"], bad_wait),
+            (&["LOCK.ACQUIRE", "held", "a", "WAIT", "-1"], bad_wait),
+            (&["LOCK.ACQUIRE", "held", "a", "WAIT", "9223372036854775807"], bad_wait),
+            (&["LOCK.ACQUIRE", "held", "a", "WAIT", "soon"], not_integer),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "10", "EX", "1"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "PX", "10", "PX", "10"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "WAIT", "10", "wait", "10"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "NX"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "PX"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "FENCE"], syntax),
+            (&["LOCK.EXTEND", "held", "owner", "PX", "10x"], not_integer),
+            (&["LOCK.EXTEND", "held", "owner", "WAIT", "10"], syntax),
+            (&["LOCK.EXTEND", "held", "owner", "TTL", "10"], syntax),
+            (&["LOCK.ACQUIRE", "free"], "ERR wrong number of arguments for 'lock.acquire' command"),
+            (&["LOCK.RELEASEIF", "held"], "ERR wrong number of arguments for 'lock.releaseif' command"),
+            (&["LOCK.RELEASEIF", "held", "owner", "x"], "ERR wrong number of arguments for 'lock.releaseif' command"),
+            (&["LOCK.EXTEND", "held", "owner", "PX"], "ERR wrong number of arguments for 'lock.extend' command"),
+            (&["LOCK.EXTEND", "held", "owner", "PX", "10", "EX"], "ERR wrong number of arguments for 'lock.extend' command"),
+        ];
+        for (words, expected) in cases {
+            let got = error(&mut con, &cmd(words));
+            assert!(got.starts_with(expected), "{words:?}: {got}");
+        }
+        let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
+        assert_eq!(before, after);
+        assert_eq!(digest_before, digest(&mut con));
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn waiters_are_served_first_come_first_served(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
+        let (_, a) = waiter(&server, &["LOCK.ACQUIRE", "q", "A", "WAIT", "60000", "PX", "60000"]);
+        let (_, b) = waiter(&server, &["LOCK.ACQUIRE", "q", "B", "WAIT", "60000"]);
+        let (_, c) = waiter(&server, &["LOCK.ACQUIRE", "q", "C", "WAIT", "60000"]);
+        // A newcomer without WAIT cannot barge in, nor can one with WAIT.
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "q", "D"]), Value::Nil);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "holder"]), 1);
+        // The release handed the lock over inside the same command.
+        assert_eq!(get(&mut con, "q").as_deref(), Some("A"));
+        assert_eq!(a.join().unwrap(), Ok(Value::Int(1)));
+        let ttl = pttl(&mut con, "q");
+        assert!((59_000..=60_000).contains(&ttl), "A's lease counts from the hand-off: {ttl}");
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "q", "D"]), Value::Nil);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "A"]), 1);
+        assert_eq!(get(&mut con, "q").as_deref(), Some("B"));
+        assert_eq!(b.join().unwrap(), Ok(Value::Int(1)));
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "B"]), 1);
+        assert_eq!(get(&mut con, "q").as_deref(), Some("C"));
+        assert_eq!(c.join().unwrap(), Ok(Value::Int(1)));
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "C"]), 1);
+        assert_eq!(int(&mut con, &["EXISTS", "q"]), 0);
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn timeout_and_disconnect_leave_the_queue(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
+        let (_, quick) = waiter(&server, &["LOCK.ACQUIRE", "q", "quick", "WAIT", "100"]);
+        let (gone_id, gone) = waiter(&server, &["LOCK.ACQUIRE", "q", "gone", "WAIT", "60000"]);
+        let (_, last) = waiter(&server, &["LOCK.ACQUIRE", "q", "last", "WAIT", "60000"]);
+        // The short wait runs out: nil, and it leaves the queue.
+        assert_eq!(quick.join().unwrap(), Ok(Value::Nil));
+        wait_blocked(&mut con, 2);
+        // A killed client leaves it too.
+        assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &gone_id.to_string()]), 1);
+        assert!(gone.join().unwrap().is_err());
+        wait_blocked(&mut con, 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "holder"]), 1);
+        assert_eq!(get(&mut con, "q").as_deref(), Some("last"));
+        assert_eq!(last.join().unwrap(), Ok(Value::Int(1)));
+        assert!(server.log().find("panic").is_none());
+    }
+
+    fn client_unblock_ends_a_wait(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
+        let (first_id, first) = waiter(&server, &["LOCK.ACQUIRE", "q", "first", "WAIT", "60000"]);
+        let (second_id, second) = waiter(&server, &["LOCK.ACQUIRE", "q", "second", "WAIT", "60000"]);
+        let (_, third) = waiter(&server, &["LOCK.ACQUIRE", "q", "third", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &first_id.to_string()]), 1);
+        assert_eq!(first.join().unwrap(), Ok(Value::Nil));
+        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &second_id.to_string(), "ERROR"]), 1);
+        let unblocked = second.join().unwrap().unwrap_err();
+        assert!(unblocked.starts_with("UNBLOCKED"), "{unblocked}");
+        wait_blocked(&mut con, 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "holder"]), 1);
+        assert_eq!(get(&mut con, "q").as_deref(), Some("third"));
+        assert_eq!(third.join().unwrap(), Ok(Value::Int(1)));
+    }
+
+    fn expiry_hands_the_lock_over_without_the_expire_cycle(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // With the server's active expiry off, only the module's own timer at
+        // the expiry time can notice the lease ran out.
+        let _: () = cmd(&["DEBUG", "SET-ACTIVE-EXPIRE", "0"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "{x}q", "holder", "PX", "300", "FENCE", "{x}f"]), 1);
+        let started = Instant::now();
+        let (_, next) = waiter(&server, &["LOCK.ACQUIRE", "{x}q", "next", "WAIT", "30000", "FENCE", "{x}f", "PX", "60000"]);
+        assert_eq!(next.join().unwrap(), Ok(Value::Int(2)));
+        let waited = started.elapsed();
+        assert!(waited < Duration::from_secs(25), "handed over only after {waited:?}");
+        assert_eq!(get(&mut con, "{x}q").as_deref(), Some("next"));
+        eprintln!("{flavor:?}: the waiter got the expired lock after {waited:?} (lease 300 ms)");
+    }
+
+    fn any_deletion_hands_the_lock_over(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for (i, deletion) in [
+            vec!["DEL", "q"],
+            vec!["UNLINK", "q"],
+            vec!["GETDEL", "q"],
+            vec!["RENAME", "q", "elsewhere"],
+            vec!["PEXPIRE", "q", "1"],
+            vec!["FLUSHALL"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let token = format!("w{i}");
+            assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
+            let (_, next) = waiter(&server, &["LOCK.ACQUIRE", "q", &token, "WAIT", "30000"]);
+            let _: Value = cmd(&deletion).query(&mut con).unwrap();
+            assert_eq!(next.join().unwrap(), Ok(Value::Int(1)), "after {deletion:?}");
+            assert_eq!(get(&mut con, "q"), Some(token), "after {deletion:?}");
+            assert_eq!(int(&mut con, &["DEL", "q"]), 1);
+        }
+    }
+
+    fn wait_never_blocks_in_multi_or_scripts(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "holder"]), 1);
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("LOCK.ACQUIRE").arg("l").arg("me").arg("WAIT").arg(60000)
+            .cmd("LOCK.ACQUIRE").arg("free").arg("me").arg("WAIT").arg(60000)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Nil, Value::Int(1)]));
+        let script = "return redis.call('LOCK.ACQUIRE', KEYS[1], ARGV[1], 'WAIT', 60000)";
+        let got: Value = cmd(&["EVAL", script, "1", "l", "me"]).query(&mut con).unwrap();
+        assert_eq!(got, Value::Nil);
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn mutual_exclusion_under_contention(flavor) {
+        const CLIENTS: usize = 16;
+        const ROUNDS: usize = 500;
+        let server = Server::start(flavor);
+        let inside = Arc::new(AtomicBool::new(false));
+        let handed_out = Arc::new(Mutex::new(Vec::with_capacity(CLIENTS * ROUNDS)));
+        let workers: Vec<_> = (0..CLIENTS)
+            .map(|n| {
+                let mut con = server.con();
+                let (inside, handed_out) = (inside.clone(), handed_out.clone());
+                thread::spawn(move || {
+                    let token = format!("worker-{n}");
+                    for _ in 0..ROUNDS {
+                        let fence = int(&mut con, &["LOCK.ACQUIRE", "{c}lock", &token, "WAIT", "60000", "PX", "60000", "FENCE", "{c}fence"]);
+                        assert!(!inside.swap(true, Ordering::SeqCst), "two holders at once");
+                        handed_out.lock().unwrap().push(fence);
+                        let count: i64 = get(&mut con, "{c}counter").map_or(0, |v| v.parse().unwrap());
+                        let _: () = cmd(&["SET", "{c}counter", &(count + 1).to_string()]).query(&mut con).unwrap();
+                        inside.store(false, Ordering::SeqCst);
+                        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "{c}lock", &token]), 1);
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        let mut con = server.con();
+        assert_eq!(get(&mut con, "{c}counter").as_deref(), Some("8000"));
+        let handed_out = handed_out.lock().unwrap();
+        let expected: Vec<i64> = (1..=(CLIENTS * ROUNDS) as i64).collect();
+        assert_eq!(*handed_out, expected, "fencing tokens in hand-out order");
+        assert_eq!(int(&mut con, &["EXISTS", "{c}lock"]), 0);
+    }
+
+    fn replica_and_aof_hold_exactly_the_primary_state(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        lock_workload(&pair.primary, &mut con);
+        pair.sync();
+        let mut replica = pair.replica.con();
+        for key in WORKLOAD_KEYS {
+            assert_eq!(snapshot(&mut con, key), snapshot(&mut replica, key), "key {key}");
+        }
+        assert_eq!(digest(&mut con), digest(&mut replica));
+        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
+        assert!(!stats.to_lowercase().contains("lock."), "{stats}");
+        // The replica refuses the commands (they write).
+        let refused = error(&mut replica, &cmd(&["LOCK.ACQUIRE", "{w}a", "t"]));
+        assert!(refused.starts_with("READONLY"), "{refused}");
+    }
+
+    fn aof_restart_restores_every_lock(flavor) {
+        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut con = server.con();
+        lock_workload(&server, &mut con);
+        let before: Vec<_> = WORKLOAD_KEYS.iter().map(|key| snapshot(&mut con, key)).collect();
+        let digest_before = digest(&mut con);
+        drop(con);
+        server.restart();
+        let mut con = server.con();
+        let after: Vec<_> = WORKLOAD_KEYS.iter().map(|key| snapshot(&mut con, key)).collect();
+        assert_eq!(before, after);
+        assert_eq!(digest_before, digest(&mut con));
+    }
+
+    fn command_metadata_is_complete(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let keys = |con: &mut Connection, words: &[&str]| -> Vec<String> {
+            let mut full = vec!["COMMAND", "GETKEYS"];
+            full.extend_from_slice(words);
+            cmd(&full).query(con).unwrap()
+        };
+        assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "t"]), ["l"]);
+        assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "t", "PX", "5", "WAIT", "9", "FENCE", "f"]), ["l", "f"]);
+        assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "FENCE", "fence", "f"]), ["l", "f"]);
+        assert_eq!(keys(&mut con, &["LOCK.RELEASEIF", "l", "t"]), ["l"]);
+        assert_eq!(keys(&mut con, &["LOCK.EXTEND", "l", "t", "PX", "5"]), ["l"]);
+        let docs = format!("{:?}", value(&mut con, &["COMMAND", "DOCS", "LOCK.ACQUIRE"]));
+        for expected in ["Takes a lock", "fencekey", "FENCE", "WAIT", "PX", "EX", "lease", "oneof", "0.1.0"] {
+            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
+        }
+        for name in ["LOCK.RELEASEIF", "LOCK.EXTEND"] {
+            let docs = format!("{:?}", value(&mut con, &["COMMAND", "DOCS", name]));
+            assert!(docs.contains("summary") && docs.contains("token"), "{docs}");
+        }
+        let info = format!("{:?}", value(&mut con, &["COMMAND", "INFO", "LOCK.ACQUIRE"]));
+        for expected in ["blocking", "movablekeys", "write"] {
+            assert!(info.contains(expected), "COMMAND INFO lacks {expected}: {info}");
+        }
+        if flavor.has_module_acl_categories(&mut con) {
+            let blocking: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "blocking"]).query(&mut con).unwrap();
+            assert!(blocking.contains(&"lock.acquire".to_string()), "{blocking:?}");
+            let fast: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", "fast"]).query(&mut con).unwrap();
+            assert!(fast.contains(&"lock.releaseif".to_string()), "{fast:?}");
+        }
+    }
+
+    fn release_aborts_a_watching_transaction(flavor) {
+        let server = Server::start(flavor);
+        let (mut watcher, mut other) = (server.con(), server.con());
+        assert_eq!(int(&mut other, &["LOCK.ACQUIRE", "l", "t"]), 1);
+        let _: () = cmd(&["WATCH", "l"]).query(&mut watcher).unwrap();
+        assert_eq!(int(&mut other, &["LOCK.RELEASEIF", "l", "t"]), 1);
+        let _: () = cmd(&["MULTI"]).query(&mut watcher).unwrap();
+        let _: () = cmd(&["DEL", "l"]).query(&mut watcher).unwrap();
+        assert_eq!(value(&mut watcher, &["EXEC"]), Value::Nil);
+        // A release that changed nothing does not abort.
+        let _: () = cmd(&["WATCH", "l"]).query(&mut watcher).unwrap();
+        assert_eq!(int(&mut other, &["LOCK.RELEASEIF", "l", "t"]), 0);
+        let _: () = cmd(&["MULTI"]).query(&mut watcher).unwrap();
+        let _: () = cmd(&["GET", "l"]).query(&mut watcher).unwrap();
+        assert_ne!(value(&mut watcher, &["EXEC"]), Value::Nil);
+    }
+
+    fn cluster_needs_key_and_fencekey_in_one_slot(flavor) {
+        let cluster = Cluster::start(flavor);
+        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
+        let mut con = client.get_connection().unwrap();
+        for i in 0..20 {
+            let lock = format!("{{job{i}}}:lock");
+            let fence = format!("{{job{i}}}:fence");
+            let got: i64 = cmd(&["LOCK.ACQUIRE", &lock, "t", "PX", "60000", "FENCE", &fence]).query(&mut con).unwrap();
+            assert_eq!(got, 1);
+            let got: i64 = cmd(&["LOCK.RELEASEIF", &lock, "t"]).query(&mut con).unwrap();
+            assert_eq!(got, 1);
+        }
+        let mut nodes: Vec<_> = cluster.nodes.iter().map(|node| node.con()).collect();
+        // Keys in different slots: the server refuses, on whichever node.
+        let slot_a = int(&mut nodes[0], &["CLUSTER", "KEYSLOT", "a"]);
+        let owner = (0..nodes.len())
+            .find(|&n| reply(&mut nodes[n], &["LOCK.RELEASEIF", "a", "t"]).is_ok())
+            .expect("a node owns the slot of 'a'");
+        let refused = error(&mut nodes[owner], &cmd(&["LOCK.ACQUIRE", "a", "t", "FENCE", "b"]));
+        assert!(refused.starts_with("CROSSSLOT"), "slot {slot_a}: {refused}");
+        let other = (owner + 1) % nodes.len();
+        let moved = error(&mut nodes[other], &cmd(&["LOCK.RELEASEIF", "a", "t"]));
+        assert!(moved.starts_with("MOVED"), "{moved}");
+    }
+}
+
+/// A command's reply, or its error as `CODE detail`.
+fn reply(con: &mut Connection, words: &[&str]) -> Result<Value, String> {
+    match cmd(words).query::<Value>(con) {
+        Ok(Value::ServerError(e)) => {
+            Err(format!("{} {}", e.code(), e.details().unwrap_or_default()))
+        }
+        Ok(value) => Ok(value),
+        Err(e) => Err(format!(
+            "{} {}",
+            e.code().unwrap_or("?"),
+            e.detail().unwrap_or_default()
+        )),
+    }
+}
+
+const WORKLOAD_KEYS: [&str; 8] = [
+    "{w}a", "{w}b", "{w}c", "{w}d", "{w}fence", "{w}e", "{w}q", "{w}gone",
+];
+
+/// Every kind of LOCK write, hand-offs included; leaves locks with and
+/// without leases, a fence counter and released locks behind.
+fn lock_workload(server: &Server, con: &mut Connection) {
+    assert_eq!(
+        int(
+            con,
+            &[
+                "LOCK.ACQUIRE",
+                "{w}a",
+                "t1",
+                "PX",
+                "600000",
+                "FENCE",
+                "{w}fence"
+            ]
+        ),
+        1
+    );
+    assert_eq!(
+        int(con, &["LOCK.ACQUIRE", "{w}b", "t2", "FENCE", "{w}fence"]),
+        2
+    );
+    assert_eq!(int(con, &["LOCK.ACQUIRE", "{w}c", "t3", "EX", "900"]), 1);
+    assert_eq!(int(con, &["LOCK.ACQUIRE", "{w}c", "t3", "PX", "700000"]), 1);
+    assert_eq!(int(con, &["LOCK.EXTEND", "{w}a", "t1", "PX", "800000"]), 1);
+    assert_eq!(int(con, &["LOCK.ACQUIRE", "{w}d", "t4", "PX", "600000"]), 1);
+    assert_eq!(int(con, &["LOCK.RELEASEIF", "{w}d", "t4"]), 1);
+    assert_eq!(int(con, &["LOCK.ACQUIRE", "{w}e", "t5", "PX", "60"]), 1);
+    // A release that hands over, and an expiry that hands over.
+    assert_eq!(
+        int(con, &["LOCK.ACQUIRE", "{w}q", "first", "PX", "600000"]),
+        1
+    );
+    let (_, second) = waiter(
+        server,
+        &[
+            "LOCK.ACQUIRE",
+            "{w}q",
+            "second",
+            "WAIT",
+            "60000",
+            "PX",
+            "100",
+            "FENCE",
+            "{w}fence",
+        ],
+    );
+    assert_eq!(int(con, &["LOCK.RELEASEIF", "{w}q", "first"]), 1);
+    assert_eq!(second.join().unwrap(), Ok(Value::Int(3)));
+    let (_, third) = waiter(
+        server,
+        &[
+            "LOCK.ACQUIRE",
+            "{w}q",
+            "third",
+            "WAIT",
+            "60000",
+            "PX",
+            "500000",
+            "FENCE",
+            "{w}fence",
+        ],
+    );
+    assert_eq!(third.join().unwrap(), Ok(Value::Int(4)));
+    wait_until("the short lease ran out", || {
+        int(con, &["EXISTS", "{w}e"]) == 0
+    });
+    assert_eq!(int(con, &["EXISTS", "{w}gone"]), 0);
+}
