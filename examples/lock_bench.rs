@@ -1,0 +1,441 @@
+//! The LOCK benchmark driver behind `make bench` (see bench/run.sh): prints
+//! Markdown table rows for one running server.
+//!
+//! `lock_bench <port> <label> release` — acquire+release cycles and releases
+//! per second, for each way of releasing an owner-token lock:
+//! `LOCK.RELEASEIF`, `DELIFEQ` (if the server has it), the compare-and-delete
+//! Lua script by `EVALSHA`, and the WATCH/GET/MULTI/DEL/EXEC client recipe.
+//! Each of THREADS clients owns BATCH lock keys; a round takes them all
+//! (pipelined, timed with the release as a cycle), waits for every client,
+//! then releases them all (timed alone). Script and built-ins release in one
+//! pipeline; the WATCH recipe must read before it writes, so it takes two
+//! round trips per lock.
+//!
+//! `lock_bench <port> <label> contention` — 16 clients, one lock, each
+//! holding it 1 ms, asking again at once or after 1 ms of other work:
+//! acquisitions per second, the wait before each (p50, p99, max) and the
+//! acquisitions of the least served client, for `LOCK.ACQUIRE … WAIT` and for
+//! polling `SET NX PX` every 100 ms (redis-py's `Lock` style).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use redis::{Connection, Value};
+
+const THREADS: usize = 8;
+const BATCH: usize = 64;
+const RELEASE_SECONDS: f64 = 2.0;
+const ROUNDS: usize = 3;
+const CONTENDERS: usize = 16;
+const HOLD: Duration = Duration::from_millis(1);
+const POLL_SLEEP: Duration = Duration::from_millis(100);
+const CONTENTION_SECONDS: f64 = 5.0;
+
+const COMPARE_AND_DELETE: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Release {
+    Module,
+    DelIfEq,
+    Script,
+    Watch,
+}
+
+impl Release {
+    fn label(self) -> &'static str {
+        match self {
+            Release::Module => "`LOCK.ACQUIRE` + `LOCK.RELEASEIF`",
+            Release::DelIfEq => "`SET NX PX` + `DELIFEQ`",
+            Release::Script => "`SET NX PX` + `EVALSHA` compare-and-delete",
+            Release::Watch => "`SET NX PX` + WATCH/GET/MULTI/DEL/EXEC",
+        }
+    }
+}
+
+fn connect(port: u16) -> Connection {
+    redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+        .and_then(|client| client.get_connection())
+        .unwrap_or_else(|e| panic!("cannot connect to port {port}: {e}"))
+}
+
+fn has_command(con: &mut Connection, name: &str) -> bool {
+    let info: Value = redis::cmd("COMMAND")
+        .arg("INFO")
+        .arg(name)
+        .query(con)
+        .unwrap_or(Value::Nil);
+    matches!(info, Value::Array(ref entries) if entries.first().is_some_and(|e| *e != Value::Nil))
+}
+
+/// A bare RESP connection: requests are written pre-encoded, replies are
+/// read as lines, so the client spends little CPU and the server's cost
+/// shows in the rates (client and server share the machine).
+struct Raw {
+    stream: BufReader<TcpStream>,
+    line: String,
+}
+
+impl Raw {
+    fn connect(port: u16) -> Raw {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        Raw {
+            stream: BufReader::new(stream),
+            line: String::new(),
+        }
+    }
+
+    /// Sends `request` and returns the first byte of each of `lines` reply
+    /// lines, plus the last line read.
+    fn exchange(&mut self, request: &[u8], lines: usize) -> Vec<u8> {
+        self.stream.get_mut().write_all(request).expect("write");
+        (0..lines)
+            .map(|_| {
+                self.line.clear();
+                self.stream.read_line(&mut self.line).expect("read");
+                *self.line.as_bytes().first().expect("a reply line")
+            })
+            .collect()
+    }
+}
+
+fn encode(out: &mut Vec<u8>, words: &[&str]) {
+    out.extend_from_slice(format!("*{}\r\n", words.len()).as_bytes());
+    for word in words {
+        out.extend_from_slice(format!("${}\r\n{word}\r\n", word.len()).as_bytes());
+    }
+}
+
+/// One client's pre-encoded acquisitions of all its keys.
+fn acquisitions(keys: &[String], token: &str, how: Release) -> Vec<u8> {
+    let mut out = Vec::new();
+    for key in keys {
+        if how == Release::Module {
+            encode(&mut out, &["LOCK.ACQUIRE", key, token, "PX", "60000"]);
+        } else {
+            encode(&mut out, &["SET", key, token, "NX", "PX", "60000"]);
+        }
+    }
+    out
+}
+
+/// One client's pre-encoded releases (not used by the WATCH recipe).
+fn releases(keys: &[String], token: &str, how: Release, sha: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for key in keys {
+        match how {
+            Release::Module => encode(&mut out, &["LOCK.RELEASEIF", key, token]),
+            Release::DelIfEq => encode(&mut out, &["DELIFEQ", key, token]),
+            Release::Script => encode(&mut out, &["EVALSHA", sha, "1", key, token]),
+            Release::Watch => {}
+        }
+    }
+    out
+}
+
+/// The client recipe for one lock: WATCH and read, compare, then delete in
+/// MULTI/EXEC. Two round trips.
+fn watch_release(con: &mut Raw, key: &str, token: &str) -> bool {
+    let mut request = Vec::new();
+    encode(&mut request, &["WATCH", key]);
+    encode(&mut request, &["GET", key]);
+    // +OK, then $len and the value (or $-1 for none).
+    con.exchange(&request, 2);
+    let held = con.line.starts_with('$') && !con.line.starts_with("$-1");
+    let holder = if held {
+        con.exchange(b"", 1);
+        con.line.trim_end().to_string()
+    } else {
+        String::new()
+    };
+    if holder != token {
+        con.exchange(b"*1\r\n$7\r\nUNWATCH\r\n", 1);
+        return false;
+    }
+    let mut request = Vec::new();
+    encode(&mut request, &["MULTI"]);
+    encode(&mut request, &["DEL", key]);
+    encode(&mut request, &["EXEC"]);
+    // +OK, +QUEUED, *1 (or *-1 when aborted), :1
+    let replies = con.exchange(&request, 3);
+    if con.line.starts_with("*-1") || replies.first() != Some(&b'+') {
+        return false;
+    }
+    con.exchange(b"", 1);
+    con.line.starts_with(":1")
+}
+
+/// (cycles per second, releases per second) for one way of releasing.
+fn release_rate(port: u16, how: Release, sha: &str) -> (f64, f64) {
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (barrier, stop) = (barrier.clone(), stop.clone());
+            let sha = sha.to_string();
+            thread::spawn(move || {
+                let mut con = Raw::connect(port);
+                let keys: Vec<String> = (0..BATCH).map(|i| format!("bench:lock:{t}:{i}")).collect();
+                let token = format!("token-{t}");
+                let acquire = acquisitions(&keys, &token, how);
+                let release = releases(&keys, &token, how, &sha);
+                let (mut released, mut cycle_time, mut release_time) = (0, 0.0, 0.0);
+                loop {
+                    // One client decides for all, so all run the same rounds.
+                    if barrier.wait().is_leader()
+                        && started.elapsed().as_secs_f64() >= RELEASE_SECONDS
+                    {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    barrier.wait();
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let round = Instant::now();
+                    let taken = con.exchange(&acquire, BATCH);
+                    assert!(
+                        taken.iter().all(|&b| b == b'+' || b == b':'),
+                        "all keys taken"
+                    );
+                    barrier.wait();
+                    let releasing = Instant::now();
+                    released += if how == Release::Watch {
+                        keys.iter()
+                            .filter(|key| watch_release(&mut con, key, &token))
+                            .count()
+                    } else {
+                        let replies = con.exchange(&release, BATCH);
+                        assert!(con.line.starts_with(":1"), "released: {}", con.line);
+                        replies.len()
+                    };
+                    barrier.wait();
+                    cycle_time += round.elapsed().as_secs_f64();
+                    release_time += releasing.elapsed().as_secs_f64();
+                }
+                (released, cycle_time, release_time)
+            })
+        })
+        .collect();
+    let results: Vec<(usize, f64, f64)> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    let released: usize = results.iter().map(|r| r.0).sum();
+    // All clients ran the phases together: the wall time is any one's.
+    let (cycle_time, release_time) = (results[0].1, results[0].2);
+    (released as f64 / cycle_time, released as f64 / release_time)
+}
+
+fn release_rows(port: u16, label: &str) {
+    let mut con = connect(port);
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(COMPARE_AND_DELETE)
+        .query(&mut con)
+        .expect("SCRIPT LOAD");
+    let mut ways = vec![Release::Module];
+    if has_command(&mut con, "DELIFEQ") {
+        ways.push(Release::DelIfEq);
+    }
+    ways.extend([Release::Script, Release::Watch]);
+    // Rounds interleave the ways, and each keeps its median, so a burst of
+    // load on a shared machine hits all ways alike.
+    let mut samples: Vec<Vec<(f64, f64)>> = vec![Vec::new(); ways.len()];
+    for _ in 0..ROUNDS {
+        for (at, &how) in ways.iter().enumerate() {
+            samples[at].push(release_rate(port, how, &sha));
+        }
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let rates: Vec<(Release, f64, f64)> = ways
+        .iter()
+        .zip(samples)
+        .map(|(&how, runs)| {
+            let mut cycles: Vec<f64> = runs.iter().map(|r| r.0).collect();
+            let mut releases: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            (how, median(&mut cycles), median(&mut releases))
+        })
+        .collect();
+    let module_release = rates[0].2;
+    for (i, (how, cycles, releases)) in rates.iter().enumerate() {
+        let server = if i == 0 { label } else { "" };
+        let ratio = if *how == Release::Module {
+            String::new()
+        } else {
+            let target = match how {
+                Release::DelIfEq => " (target ≥ 0.9)",
+                Release::Script => " (target ≥ 2)",
+                Release::Watch => " (target ≥ 3)",
+                Release::Module => "",
+            };
+            format!(
+                "RELEASEIF is **{:.2}×** this{target}",
+                module_release / releases
+            )
+        };
+        println!(
+            "| {server} | {} | {:.0} | {:.0} | {ratio} |",
+            how.label(),
+            cycles,
+            releases
+        );
+    }
+}
+
+/// What 16 contenders achieved.
+struct Contended {
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    /// Acquisitions by the client that got the lock least often.
+    fewest: usize,
+}
+
+/// 16 contenders loop: take the lock, hold it 1 ms, release, then work
+/// `outside` before asking again.
+fn contention(port: u16, blocking: bool, sha: &str, outside: Duration) -> Contended {
+    let started = Instant::now();
+    let workers: Vec<_> = (0..CONTENDERS)
+        .map(|t| {
+            let sha = sha.to_string();
+            thread::spawn(move || {
+                let mut con = connect(port);
+                let token = format!("contender-{t}");
+                let mut waits = Vec::new();
+                while started.elapsed().as_secs_f64() < CONTENTION_SECONDS {
+                    let asked = Instant::now();
+                    if blocking {
+                        let got: Option<i64> = redis::cmd("LOCK.ACQUIRE")
+                            .arg("bench:contended")
+                            .arg(&token)
+                            .arg("WAIT")
+                            .arg(30_000)
+                            .arg("PX")
+                            .arg(30_000)
+                            .query(&mut con)
+                            .expect("LOCK.ACQUIRE");
+                        if got.is_none() {
+                            continue;
+                        }
+                    } else {
+                        loop {
+                            let got: Option<String> = redis::cmd("SET")
+                                .arg("bench:contended")
+                                .arg(&token)
+                                .arg("NX")
+                                .arg("PX")
+                                .arg(30_000)
+                                .query(&mut con)
+                                .expect("SET NX");
+                            if got.is_some() {
+                                break;
+                            }
+                            thread::sleep(POLL_SLEEP);
+                        }
+                    }
+                    waits.push(asked.elapsed().as_secs_f64() * 1000.0);
+                    thread::sleep(HOLD);
+                    let released: i64 = if blocking {
+                        redis::cmd("LOCK.RELEASEIF")
+                            .arg("bench:contended")
+                            .arg(&token)
+                            .query(&mut con)
+                    } else {
+                        redis::cmd("EVALSHA")
+                            .arg(&sha)
+                            .arg(1)
+                            .arg("bench:contended")
+                            .arg(&token)
+                            .query(&mut con)
+                    }
+                    .expect("release");
+                    assert_eq!(released, 1, "the holder releases its own lock");
+                    thread::sleep(outside);
+                }
+                waits
+            })
+        })
+        .collect();
+    let per_client: Vec<Vec<f64>> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    let elapsed = started.elapsed().as_secs_f64();
+    let fewest = per_client.iter().map(Vec::len).min().unwrap_or(0);
+    let mut waits: Vec<f64> = per_client.into_iter().flatten().collect();
+    waits.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        waits
+            .get(((waits.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    Contended {
+        per_second: waits.len() as f64 / elapsed,
+        p50_ms: at(0.5),
+        p99_ms: at(0.99),
+        max_ms: waits.last().copied().unwrap_or(0.0),
+        fewest,
+    }
+}
+
+fn contention_rows(port: u16, label: &str) {
+    let mut con = connect(port);
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(COMPARE_AND_DELETE)
+        .query(&mut con)
+        .expect("SCRIPT LOAD");
+    for (scenario, outside) in [
+        ("back to back", Duration::ZERO),
+        ("1 ms work between holds", Duration::from_millis(1)),
+    ] {
+        let waiting = contention(port, true, &sha, outside);
+        let polling = contention(port, false, &sha, outside);
+        for (i, (how, r)) in [
+            ("`LOCK.ACQUIRE … WAIT`", &waiting),
+            ("`SET NX PX`, retry every 100 ms", &polling),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (server, case) = if i == 0 { (label, scenario) } else { ("", "") };
+            let ratio = if i == 0 {
+                format!(
+                    "**{:.1}×** the polling rate",
+                    waiting.per_second / polling.per_second
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "| {server} | {case} | {how} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {ratio} |",
+                r.per_second, r.p50_ms, r.p99_ms, r.max_ms, r.fewest
+            );
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(port), Some(label), Some(mode)) = (
+        args.get(1).and_then(|p| p.parse::<u16>().ok()),
+        args.get(2),
+        args.get(3),
+    ) else {
+        eprintln!("usage: lock_bench <port> <label> release|contention");
+        std::process::exit(2);
+    };
+    match mode.as_str() {
+        "release" => release_rows(port, label),
+        "contention" => contention_rows(port, label),
+        other => {
+            eprintln!("unknown mode {other}");
+            std::process::exit(2);
+        }
+    }
+}
