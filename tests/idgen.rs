@@ -6,7 +6,7 @@ mod harness;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use harness::{cmd, digest, error, int, snapshot, Cluster, Replicated, Server, Value};
+use harness::{cmd, digest, error, int, pick, snapshot, Cluster, Replicated, Server, Value};
 
 server_tests! {
     fn module_is_listed_as_recipes(flavor) {
@@ -413,48 +413,30 @@ fn mixed_workload(con: &mut harness::Connection) -> Vec<String> {
 
 server_tests! {
     fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
-        use rand::{rngs::StdRng, Rng, SeedableRng};
+        use rand::Rng;
         let server = Server::start(flavor);
-        let mut con = server.con();
-        let seed = 0x1d6e_u64;
-        let mut rng = StdRng::seed_from_u64(seed);
         let words: &[&[u8]] = &[
             b"FIELD", b"field", b"COUNT", b"count", b"f", b"", b"0", b"1", b"-1", b"007", b"+1",
             b"2147483648", b"2147483649", b"9223372036854775807", b"9223372036854775808",
             b"-9223372036854775808", b"\x00\xff", b"1.5", b"KEEPTTL",
         ];
-        let keys = ["g", "h", "list", "text", "top", "absent"];
-        let commands = ["IDGEN.NEXT", "IDGEN.RESERVE", "IDGEN.CURRENT", "idgen.next"];
-        for _ in 0..3_000 {
-            // A fresh mix of key types, reset now and then.
-            if rng.random_ratio(1, 50) {
-                let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
-            }
-            let _: () = cmd(&["SET", "text", "hello"]).query(&mut con).unwrap();
-            let _: () = cmd(&["SET", "top", "9223372036854775806"]).query(&mut con).unwrap();
-            let _: i64 = cmd(&["RPUSH", "list", "x"]).query(&mut con).unwrap();
-            let mut command = redis::cmd(commands[rng.random_range(0..commands.len())]);
-            let mut shown = vec![];
+        let keys: &[&[u8]] = &[b"g", b"h", b"list", b"text", b"top", b"absent"];
+        let commands: &[&[u8]] = &[b"IDGEN.NEXT", b"IDGEN.RESERVE", b"IDGEN.CURRENT", b"idgen.next"];
+        let setup = |con: &mut harness::Connection| {
+            let _: () = cmd(&["SET", "text", "hello"]).query(con).unwrap();
+            let _: () = cmd(&["SET", "top", "9223372036854775806"]).query(con).unwrap();
+            let _: i64 = cmd(&["RPUSH", "list", "x"]).query(con).unwrap();
+        };
+        harness::fuzz(&server, 0x1d6e, 3_000, setup, |rng| {
+            let mut argv = vec![pick(rng, commands)];
             if rng.random_ratio(9, 10) {
-                let key = keys[rng.random_range(0..keys.len())];
-                command.arg(key);
-                shown.push(key.to_string());
+                argv.push(pick(rng, keys));
             }
             for _ in 0..rng.random_range(0..5) {
-                let word = words[rng.random_range(0..words.len())];
-                command.arg(word);
-                shown.push(String::from_utf8_lossy(word).into_owned());
+                argv.push(pick(rng, words));
             }
-            let before = digest(&mut con);
-            let answer = command.query::<Value>(&mut con);
-            let pong: String = cmd(&["PING"]).query(&mut con)
-                .unwrap_or_else(|e| panic!("seed {seed}: server gone after {shown:?}: {e}"));
-            assert_eq!(pong, "PONG");
-            if matches!(answer, Err(_) | Ok(Value::ServerError(_))) {
-                assert_eq!(before, digest(&mut con), "seed {seed}: {shown:?} failed but changed data");
-            }
-        }
-        assert!(!server.log().contains("panic"), "a command panicked:\n{}", server.log());
+            argv
+        });
     }
 }
 

@@ -10,8 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, digest, error, info_field, int, snapshot, wait_until, Cluster, Connection, Replicated,
-    Server, Value,
+    cmd, digest, error, info_field, int, pick, snapshot, wait_until, Cluster, Connection,
+    Replicated, Server, Value,
 };
 
 fn value(con: &mut Connection, words: &[&str]) -> Value {
@@ -457,6 +457,36 @@ server_tests! {
         assert_ne!(value(&mut watcher, &["EXEC"]), Value::Nil);
     }
 
+    fn writes_fire_the_events_of_the_built_ins(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]).query(&mut con).unwrap();
+        let mut listener = server.con();
+        let mut pubsub = listener.as_pubsub();
+        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        pubsub.psubscribe("__keyspace@0__:*").unwrap();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "t", "PX", "60000", "FENCE", "f"]), 1);
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "l", "other"]), Value::Nil);
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "t", "PX", "90000"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l", "t"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l", "t"]), 0);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "t"]), 1);
+        let expected = [
+            "l set", "l expire", "f incrby", // acquire with a lease and a fence
+            "l expire",                      // extend
+            "l del",                         // release; the failed calls fired nothing
+            "l set",                         // acquire without a lease
+        ];
+        let mut events = Vec::new();
+        while events.len() < expected.len() {
+            let message = pubsub.get_message().unwrap();
+            let event: String = message.get_payload().unwrap();
+            let key = message.get_channel_name().trim_start_matches("__keyspace@0__:").to_string();
+            events.push(format!("{key} {event}"));
+        }
+        assert_eq!(events, expected);
+    }
+
     fn cluster_needs_key_and_fencekey_in_one_slot(flavor) {
         let cluster = Cluster::start(flavor);
         let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
@@ -480,6 +510,47 @@ server_tests! {
         let other = (owner + 1) % nodes.len();
         let moved = error(&mut nodes[other], &cmd(&["LOCK.RELEASEIF", "a", "t"]));
         assert!(moved.starts_with("MOVED"), "{moved}");
+    }
+}
+
+server_tests! {
+    fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
+        use rand::Rng;
+        let server = Server::start(flavor);
+        let commands: &[&[u8]] = &[b"LOCK.ACQUIRE", b"LOCK.RELEASEIF", b"LOCK.EXTEND", b"lock.acquire"];
+        let keys: &[&[u8]] = &[b"lock", b"held", b"list", b"text", b"top", b"fence", b"absent"];
+        let tokens: &[&[u8]] = &[b"owner", b"me", b"", b"\x00\xff", b"PX", b"FENCE"];
+        // Leases long enough not to expire during a round; waits of at most
+        // a millisecond, so no round blocks for long.
+        let options: &[(&[u8], &[&[u8]])] = &[
+            (b"PX", &[b"60000", b"0", b"-1", b"1.5", b"9223372036854775807", b"99999999999999999999", b""]),
+            (b"EX", &[b"60", b"0", b"-1", b"9223372036854775", b"x"]),
+            (b"WAIT", &[b"1", b"0", b"-5", b"soon", b"9223372036854775807"]),
+            (b"FENCE", &[b"fence", b"text", b"list", b"top", b"lock", b"held"]),
+            (b"px", &[b"60000"]),
+            (b"NX", &[]),
+        ];
+        let setup = |con: &mut Connection| {
+            let _: () = cmd(&["SET", "text", "hello"]).query(con).unwrap();
+            let _: () = cmd(&["SET", "top", "9223372036854775807"]).query(con).unwrap();
+            let _: () = cmd(&["SET", "held", "owner", "PX", "600000"]).query(con).unwrap();
+            let _: i64 = cmd(&["RPUSH", "list", "x"]).query(con).unwrap();
+        };
+        harness::fuzz(&server, 0x10c6, 2_000, setup, |rng| {
+            let mut argv = vec![pick(rng, commands)];
+            for _ in 0..rng.random_range(0..=2) {
+                argv.push(if argv.len() == 1 { pick(rng, keys) } else { pick(rng, tokens) });
+            }
+            for _ in 0..rng.random_range(0..4) {
+                let (token, values) = options[rng.random_range(0..options.len())];
+                argv.push(token.to_vec());
+                if !values.is_empty() && rng.random_ratio(9, 10) {
+                    argv.push(pick(rng, values));
+                }
+            }
+            argv
+        });
+        assert_eq!(blocked_clients(&mut server.con()), 0);
     }
 }
 
