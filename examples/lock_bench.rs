@@ -63,6 +63,15 @@ fn connect(port: u16) -> Connection {
         .unwrap_or_else(|e| panic!("cannot connect to port {port}: {e}"))
 }
 
+/// Loads the compare-and-delete script; returns its SHA1 for `EVALSHA`.
+fn load_script(con: &mut Connection) -> String {
+    redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(COMPARE_AND_DELETE)
+        .query(con)
+        .expect("SCRIPT LOAD")
+}
+
 fn has_command(con: &mut Connection, name: &str) -> bool {
     let info: Value = redis::cmd("COMMAND")
         .arg("INFO")
@@ -231,11 +240,7 @@ fn release_rate(port: u16, how: Release, sha: &str) -> (f64, f64) {
 
 fn release_rows(port: u16, label: &str) {
     let mut con = connect(port);
-    let sha: String = redis::cmd("SCRIPT")
-        .arg("LOAD")
-        .arg(COMPARE_AND_DELETE)
-        .query(&mut con)
-        .expect("SCRIPT LOAD");
+    let sha = load_script(&mut con);
     let mut ways = vec![Release::Module];
     if has_command(&mut con, "DELIFEQ") {
         ways.push(Release::DelIfEq);
@@ -384,12 +389,7 @@ fn contention(port: u16, blocking: bool, sha: &str, outside: Duration) -> Conten
 }
 
 fn contention_rows(port: u16, label: &str) {
-    let mut con = connect(port);
-    let sha: String = redis::cmd("SCRIPT")
-        .arg("LOAD")
-        .arg(COMPARE_AND_DELETE)
-        .query(&mut con)
-        .expect("SCRIPT LOAD");
+    let sha = load_script(&mut connect(port));
     for (scenario, outside) in [
         ("back to back", Duration::ZERO),
         ("1 ms work between holds", Duration::from_millis(1)),

@@ -20,14 +20,8 @@ const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not a
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.
 const MAX_COUNT: i64 = 1 << 31;
 
-const FIELD: OptSpec = OptSpec {
-    token: "FIELD",
-    values: 1,
-};
-const COUNT: OptSpec = OptSpec {
-    token: "COUNT",
-    values: 1,
-};
+const FIELD: OptSpec = OptSpec::valued("FIELD");
+const COUNT: OptSpec = OptSpec::valued("COUNT");
 
 /// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {

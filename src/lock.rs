@@ -40,22 +40,10 @@ use crate::common::replicate::{replicate, Word};
 use crate::common::time::{now_ms, ttl_ms};
 use crate::entry;
 
-const PX: OptSpec = OptSpec {
-    token: "PX",
-    values: 1,
-};
-const EX: OptSpec = OptSpec {
-    token: "EX",
-    values: 1,
-};
-const WAIT: OptSpec = OptSpec {
-    token: "WAIT",
-    values: 1,
-};
-const FENCE: OptSpec = OptSpec {
-    token: "FENCE",
-    values: 1,
-};
+const PX: OptSpec = OptSpec::valued("PX");
+const EX: OptSpec = OptSpec::valued("EX");
+const WAIT: OptSpec = OptSpec::valued("WAIT");
+const FENCE: OptSpec = OptSpec::valued("FENCE");
 
 const FENCE_OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 

@@ -6,7 +6,7 @@ mod harness;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use harness::{cmd, digest, error, int, pick, snapshot, Cluster, Replicated, Server, Value};
+use harness::{cmd, error, int, pick, snapshot, Cluster, Replicated, Server, Value};
 
 server_tests! {
     fn module_is_listed_as_recipes(flavor) {
@@ -203,27 +203,15 @@ server_tests! {
         let keys = mixed_workload(&mut con);
         pair.sync();
         let mut replica = pair.replica.con();
-        for key in &keys {
-            assert_eq!(snapshot(&mut con, key), snapshot(&mut replica, key), "key {key}");
-        }
-        assert_eq!(digest(&mut con), digest(&mut replica));
+        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
         // The replica saw effects, never the module's own commands.
         let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
         assert!(!stats.to_lowercase().contains("idgen"), "{stats}");
     }
 
     fn aof_restart_restores_exactly_the_same_values(flavor) {
-        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let server = harness::aof_round_trip(flavor, |_, con| mixed_workload(con));
         let mut con = server.con();
-        let keys = mixed_workload(&mut con);
-        let before: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
-        let digest_before = digest(&mut con);
-        drop(con);
-        server.restart();
-        let mut con = server.con();
-        let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
-        assert_eq!(before, after);
-        assert_eq!(digest_before, digest(&mut con));
         // And the generators continue where they were.
         assert_eq!(int(&mut con, &["IDGEN.NEXT", "gen:0"]), int(&mut con, &["GET", "gen:0"]));
     }
@@ -310,24 +298,11 @@ server_tests! {
 
     fn writes_fire_keyspace_notifications(flavor) {
         let server = Server::start(flavor);
-        let mut con = server.con();
-        let _: () = cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]).query(&mut con).unwrap();
-        let mut listener = server.con();
-        let mut pubsub = listener.as_pubsub();
-        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        pubsub.psubscribe("__keyspace@0__:*").unwrap();
-        int(&mut con, &["IDGEN.NEXT", "gen"]);
-        int(&mut con, &["IDGEN.NEXT", "ids", "FIELD", "f"]);
-        let mut events = Vec::new();
-        while events.len() < 2 {
-            let message = pubsub.get_message().unwrap();
-            let event: String = message.get_payload().unwrap();
-            events.push(format!("{} {}", message.get_channel_name(), event));
-        }
-        assert_eq!(
-            events,
-            ["__keyspace@0__:gen incrby".to_string(), "__keyspace@0__:ids hincrby".to_string()]
-        );
+        let events = harness::keyspace_events(&server, 2, |con| {
+            int(con, &["IDGEN.NEXT", "gen"]);
+            int(con, &["IDGEN.NEXT", "ids", "FIELD", "f"]);
+        });
+        assert_eq!(events, ["gen incrby", "ids hincrby"]);
     }
 
     fn client_tracking_is_invalidated(flavor) {

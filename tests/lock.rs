@@ -382,10 +382,7 @@ server_tests! {
         lock_workload(&pair.primary, &mut con);
         pair.sync();
         let mut replica = pair.replica.con();
-        for key in WORKLOAD_KEYS {
-            assert_eq!(snapshot(&mut con, key), snapshot(&mut replica, key), "key {key}");
-        }
-        assert_eq!(digest(&mut con), digest(&mut replica));
+        assert_eq!(harness::state(&mut con, &WORKLOAD_KEYS), harness::state(&mut replica, &WORKLOAD_KEYS));
         let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
         assert!(!stats.to_lowercase().contains("lock."), "{stats}");
         // The replica refuses the commands (they write).
@@ -394,17 +391,13 @@ server_tests! {
     }
 
     fn aof_restart_restores_every_lock(flavor) {
-        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let server = harness::aof_round_trip(flavor, |server, con| {
+            lock_workload(server, con);
+            WORKLOAD_KEYS.to_vec()
+        });
+        // Locks restored from the AOF still belong to their holders.
         let mut con = server.con();
-        lock_workload(&server, &mut con);
-        let before: Vec<_> = WORKLOAD_KEYS.iter().map(|key| snapshot(&mut con, key)).collect();
-        let digest_before = digest(&mut con);
-        drop(con);
-        server.restart();
-        let mut con = server.con();
-        let after: Vec<_> = WORKLOAD_KEYS.iter().map(|key| snapshot(&mut con, key)).collect();
-        assert_eq!(before, after);
-        assert_eq!(digest_before, digest(&mut con));
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "{w}b", "t2"]), 1);
     }
 
     fn command_metadata_is_complete(flavor) {
@@ -459,31 +452,20 @@ server_tests! {
 
     fn writes_fire_the_events_of_the_built_ins(flavor) {
         let server = Server::start(flavor);
-        let mut con = server.con();
-        let _: () = cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEA"]).query(&mut con).unwrap();
-        let mut listener = server.con();
-        let mut pubsub = listener.as_pubsub();
-        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        pubsub.psubscribe("__keyspace@0__:*").unwrap();
-        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "t", "PX", "60000", "FENCE", "f"]), 1);
-        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "l", "other"]), Value::Nil);
-        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "t", "PX", "90000"]), 1);
-        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l", "t"]), 1);
-        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l", "t"]), 0);
-        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "t"]), 1);
         let expected = [
             "l set", "l expire", "f incrby", // acquire with a lease and a fence
             "l expire",                      // extend
             "l del",                         // release; the failed calls fired nothing
             "l set",                         // acquire without a lease
         ];
-        let mut events = Vec::new();
-        while events.len() < expected.len() {
-            let message = pubsub.get_message().unwrap();
-            let event: String = message.get_payload().unwrap();
-            let key = message.get_channel_name().trim_start_matches("__keyspace@0__:").to_string();
-            events.push(format!("{key} {event}"));
-        }
+        let events = harness::keyspace_events(&server, expected.len(), |con| {
+            assert_eq!(int(con, &["LOCK.ACQUIRE", "l", "t", "PX", "60000", "FENCE", "f"]), 1);
+            assert_eq!(value(con, &["LOCK.ACQUIRE", "l", "other"]), Value::Nil);
+            assert_eq!(int(con, &["LOCK.EXTEND", "l", "t", "PX", "90000"]), 1);
+            assert_eq!(int(con, &["LOCK.RELEASEIF", "l", "t"]), 1);
+            assert_eq!(int(con, &["LOCK.RELEASEIF", "l", "t"]), 0);
+            assert_eq!(int(con, &["LOCK.ACQUIRE", "l", "t"]), 1);
+        });
         assert_eq!(events, expected);
     }
 

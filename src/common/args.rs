@@ -102,6 +102,13 @@ pub struct OptSpec {
     pub values: usize,
 }
 
+impl OptSpec {
+    /// A `TOKEN value` option.
+    pub const fn valued(token: &'static str) -> Self {
+        Self { token, values: 1 }
+    }
+}
+
 /// Splits the trailing options of a command. Returns, for each spec in order,
 /// the values that followed its token, or `None` when it was absent. An
 /// unknown token, a repeated one or a missing value is `ERR syntax error`.

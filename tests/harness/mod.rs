@@ -433,15 +433,47 @@ pub fn int(con: &mut Connection, words: &[&str]) -> i64 {
         .unwrap_or_else(|error| panic!("{words:?} failed: {error}"))
 }
 
+/// A key's serialized value (`DUMP`) and absolute expiry (`PEXPIRETIME`).
+pub type Snapshot = (Option<Vec<u8>>, i64);
+
 /// The serialized value and absolute expiry of a key: two keys with equal
 /// snapshots hold the same thing.
-pub fn snapshot(con: &mut Connection, key: &str) -> (Option<Vec<u8>>, i64) {
+pub fn snapshot(con: &mut Connection, key: &str) -> Snapshot {
     let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(key).query(con).expect("DUMP");
     let expiry: i64 = redis::cmd("PEXPIRETIME")
         .arg(key)
         .query(con)
         .expect("PEXPIRETIME");
     (dump, expiry)
+}
+
+/// Everything a server holds, as far as a comparison needs: each key's
+/// snapshot and the digest of the whole dataset.
+pub fn state<K: AsRef<str>>(con: &mut Connection, keys: &[K]) -> (Vec<Snapshot>, String) {
+    let snapshots = keys.iter().map(|key| snapshot(con, key.as_ref())).collect();
+    (snapshots, digest(con))
+}
+
+/// Starts an AOF server (fsync always), runs `workload` (which returns the keys
+/// it wrote), restarts the server from its AOF and checks it holds exactly the
+/// same state. Returns the restarted server for further checks.
+pub fn aof_round_trip<K: AsRef<str>>(
+    flavor: Flavor,
+    workload: impl FnOnce(&Server, &mut Connection) -> Vec<K>,
+) -> Server {
+    let mut server =
+        Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+    let mut con = server.con();
+    let keys = workload(&server, &mut con);
+    let before = state(&mut con, &keys);
+    drop(con);
+    server.restart();
+    assert_eq!(
+        before,
+        state(&mut server.con(), &keys),
+        "the AOF restored another state"
+    );
+    server
 }
 
 /// The digest of the whole dataset (values and expiry times).
@@ -506,4 +538,38 @@ pub fn fuzz(
 pub fn pick(rng: &mut rand::rngs::StdRng, choices: &[&[u8]]) -> Vec<u8> {
     use rand::Rng;
     choices[rng.random_range(0..choices.len())].to_vec()
+}
+
+/// The keyspace events (`key event`, db 0) that `act` causes, the first
+/// `count` of them, with `notify-keyspace-events KEA`.
+pub fn keyspace_events(
+    server: &Server,
+    count: usize,
+    act: impl FnOnce(&mut Connection),
+) -> Vec<String> {
+    let mut con = server.con();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("notify-keyspace-events")
+        .arg("KEA")
+        .query(&mut con)
+        .unwrap();
+    let mut listener = server.con();
+    let mut pubsub = listener.as_pubsub();
+    pubsub
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    pubsub.psubscribe("__keyspace@0__:*").unwrap();
+    act(&mut con);
+    (0..count)
+        .map(|_| {
+            let message = pubsub.get_message().expect("a keyspace event");
+            let event: String = message.get_payload().unwrap();
+            let key = message
+                .get_channel_name()
+                .trim_start_matches("__keyspace@0__:")
+                .to_string();
+            format!("{key} {event}")
+        })
+        .collect()
 }
