@@ -252,7 +252,7 @@ server_tests! {
         assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
         let (_, quick) = waiter(&server, &["LOCK.ACQUIRE", "q", "quick", "WAIT", "100"]);
         let (gone_id, gone) = waiter(&server, &["LOCK.ACQUIRE", "q", "gone", "WAIT", "60000"]);
-        let (_, last) = waiter(&server, &["LOCK.ACQUIRE", "q", "last", "WAIT", "60000"]);
+        let (_, last) = waiter(&server, &["LOCK.ACQUIRE", "q", "last", "WAIT", "9000000000000000000"]);
         // The short wait runs out: nil, and it leaves the queue.
         assert_eq!(quick.join().unwrap(), Ok(Value::Nil));
         wait_blocked(&mut con, 2);

@@ -144,13 +144,18 @@ pub struct Timer(raw::RedisModuleTimerID);
 
 type TimerJob<T> = (fn(&Context, T), T);
 
+/// The longest delay handed to the server (about 24 days): it computes the
+/// due time in microseconds, which a delay near `i64::MAX` ms would overflow.
+/// A caller waiting longer is called early and simply sets a new timer.
+const MAX_DELAY_MS: i64 = 1 << 31;
+
 impl Timer {
     pub fn start<T>(ctx: &Context, delay_ms: i64, callback: fn(&Context, T), data: T) -> Timer {
         let job: *mut TimerJob<T> = Box::into_raw(Box::new((callback, data)));
         let id = unsafe {
             api!(RedisModule_CreateTimer)(
                 ctx.get_raw(),
-                delay_ms.max(0),
+                delay_ms.clamp(0, MAX_DELAY_MS),
                 Some(fire::<T>),
                 job.cast(),
             )
