@@ -143,6 +143,10 @@ pub enum ArgType {
     Integer,
     /// Exactly one of these (e.g. `PX ms | EX s`).
     OneOf(&'static [ArgSpec]),
+    /// These together (e.g. `SLUG slugkey slug`).
+    Block(&'static [ArgSpec]),
+    /// A token alone (e.g. `JSON`).
+    PureToken,
 }
 
 /// One argument as `COMMAND DOCS` shows it.
@@ -186,6 +190,28 @@ impl ArgSpec {
             kind,
             token: Some(token),
             optional: false,
+        }
+    }
+    /// An optional token without a value (e.g. `JSON`).
+    pub const fn flag(name: &'static CStr, token: &'static CStr) -> Self {
+        Self {
+            name,
+            kind: ArgType::PureToken,
+            token: Some(token),
+            optional: true,
+        }
+    }
+    /// An optional `TOKEN value value…` group.
+    pub const fn block(
+        name: &'static CStr,
+        token: &'static CStr,
+        parts: &'static [ArgSpec],
+    ) -> Self {
+        Self {
+            name,
+            kind: ArgType::Block(parts),
+            token: Some(token),
+            optional: true,
         }
     }
     /// Exactly one of `choices`.
@@ -267,6 +293,8 @@ required_api!(
     RedisModule_SubscribeToKeyspaceEvents,
     RedisModule_SubscribeToServerEvent,
     RedisModule_IsKeysPositionRequest,
+    RedisModule_ReplyWithMap,
+    RedisModule_ReplyWithStringBuffer,
     RedisModule_KeyAtPos,
 );
 
@@ -395,11 +423,11 @@ fn raw_args(
         .iter()
         .map(|spec| {
             let mut arg = raw_arg(spec);
-            if let ArgType::OneOf(choices) = spec.kind {
-                let mut choices = raw_args(choices, nested);
-                arg.subargs = choices.as_mut_ptr();
+            if let ArgType::OneOf(parts) | ArgType::Block(parts) = spec.kind {
+                let mut parts = raw_args(parts, nested);
+                arg.subargs = parts.as_mut_ptr();
                 // Moving the Vec into `nested` keeps its heap buffer in place.
-                nested.push(choices);
+                nested.push(parts);
             }
             arg
         })
@@ -420,6 +448,8 @@ fn raw_arg(spec: &ArgSpec) -> raw::RedisModuleCommandArg {
         ArgType::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
         ArgType::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
         ArgType::OneOf(_) => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
+        ArgType::Block(_) => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+        ArgType::PureToken => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
     };
     out.token = spec.token.map_or(ptr::null(), CStr::as_ptr);
     if spec.optional {

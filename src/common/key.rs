@@ -165,7 +165,7 @@ impl<'a> Key<'a> {
 
     /// A field of the hash at this key; `None` when the key or field is
     /// absent. A key of another type is `WRONGTYPE`.
-    pub fn hash_field(&self, field: Arg) -> Result<Option<OwnedString<'a>>, RedisError> {
+    pub fn hash_field(&self, field: Field) -> Result<Option<OwnedString<'a>>, RedisError> {
         match self.kind() {
             Kind::Empty => Ok(None),
             Kind::Hash => {
@@ -173,7 +173,7 @@ impl<'a> Key<'a> {
                 unsafe {
                     api!(RedisModule_HashGet)(
                         self.inner,
-                        raw::REDISMODULE_HASH_NONE as c_int,
+                        field.flags(),
                         field.as_ptr(),
                         &mut value as *mut *mut raw::RedisModuleString,
                         ptr::null_mut::<raw::RedisModuleString>(),
@@ -188,19 +188,29 @@ impl<'a> Key<'a> {
         }
     }
 
-    /// Sets a hash field (creating the hash if the key is empty).
-    pub fn set_hash_field(&self, field: Arg, value: &OwnedString) {
+    /// Sets a hash field (creating the hash if the key is empty). `value` is
+    /// a server string: an argument's or an [`OwnedString`]'s `as_ptr()`.
+    pub fn set_hash_field(&self, field: Field, value: *mut raw::RedisModuleString) {
         unsafe {
             api!(RedisModule_HashSet)(
                 self.inner,
-                raw::REDISMODULE_HASH_NONE as c_int,
+                field.flags(),
                 field.as_ptr(),
-                value.inner,
+                value,
                 ptr::null_mut::<raw::RedisModuleString>(),
             )
         };
-        // HashSet answers with the number of fields added, so its result says
-        // nothing about failure; callers check the key is a hash or empty.
+        // HashSet answers with the number of fields changed, so its result
+        // says nothing about failure; callers check the key is a hash or empty.
+    }
+
+    /// Deletes a hash field; a hash left empty is deleted, as `HDEL` does.
+    pub fn delete_hash_field(&self, field: Field) {
+        // The server's "delete this field" marker value.
+        self.set_hash_field(
+            field,
+            raw::REDISMODULE_HASH_DELETE as *mut raw::RedisModuleString,
+        );
     }
 
     /// Announces a write to this key: invalidates `WATCH` and client-tracking
@@ -228,6 +238,30 @@ impl Drop for Key<'_> {
     }
 }
 
+/// A hash field name: a command argument, or one fixed by the module.
+#[derive(Clone, Copy)]
+pub enum Field<'f> {
+    Arg(Arg<'f>),
+    Name(&'static CStr),
+}
+
+impl Field<'_> {
+    fn flags(&self) -> c_int {
+        match self {
+            Field::Arg(_) => raw::REDISMODULE_HASH_NONE as c_int,
+            Field::Name(_) => raw::REDISMODULE_HASH_CFIELDS as c_int,
+        }
+    }
+
+    fn as_ptr(&self) -> *mut raw::RedisModuleString {
+        match self {
+            Field::Arg(arg) => arg.as_ptr(),
+            // With REDISMODULE_HASH_CFIELDS the server reads a C string here.
+            Field::Name(name) => name.as_ptr().cast_mut().cast(),
+        }
+    }
+}
+
 /// A string the module created or was handed ownership of; freed on drop.
 pub struct OwnedString<'a> {
     ctx: &'a Context,
@@ -245,6 +279,10 @@ impl<'a> OwnedString<'a> {
             api!(RedisModule_CreateString)(ctx.get_raw(), bytes.as_ptr().cast(), bytes.len())
         };
         Self { ctx, inner }
+    }
+
+    pub fn as_ptr(&self) -> *mut raw::RedisModuleString {
+        self.inner
     }
 
     pub fn as_bytes(&self) -> &[u8] {

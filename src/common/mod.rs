@@ -8,4 +8,5 @@ pub mod command;
 pub mod key;
 pub mod panic;
 pub mod replicate;
+pub mod reply;
 pub mod time;

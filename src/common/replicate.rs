@@ -23,7 +23,7 @@ pub enum Word<'a> {
 }
 
 /// The most words a replicated command has; more is a programming error.
-const MAX_WORDS: usize = 8;
+const MAX_WORDS: usize = 16;
 
 /// Sends `command words…` to replicas and the AOF once the running command
 /// ends (inside one MULTI/EXEC with any other effect it replicates).
