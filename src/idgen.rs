@@ -11,7 +11,7 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
-use crate::common::key::{Key, OwnedString};
+use crate::common::key::{Field, Key, OwnedString};
 use crate::common::replicate::{replicate, Word};
 use crate::entry;
 
@@ -49,7 +49,7 @@ impl<'a> Generator<'a> {
     fn last(&self) -> Result<i64, RedisError> {
         match self.field {
             None => Ok(self.key.integer()?.unwrap_or(0)),
-            Some(field) => match self.key.hash_field(field)? {
+            Some(field) => match self.key.hash_field(Field::Arg(field))? {
                 None => Ok(0),
                 Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER),
             },
@@ -63,7 +63,7 @@ impl<'a> Generator<'a> {
             None => self.key.store_integer(last)?,
             Some(field) => {
                 self.key
-                    .set_hash_field(field, &OwnedString::from_i64(ctx, last));
+                    .set_hash_field(Field::Arg(field), OwnedString::from_i64(ctx, last).as_ptr());
                 replicate(
                     ctx,
                     c"HSET",

@@ -1,6 +1,7 @@
 //! redis-recipes: the classic Redis recipes as native, atomic module commands.
 //! This file only registers; each family's behaviour lives in its own module.
 
+mod article;
 mod common;
 mod idgen;
 mod lock;
@@ -24,7 +25,7 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
     // so a WATCH is not aborted by a command that changed nothing.
     ctx.set_module_options(ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED);
     lock::init(ctx);
-    let families = [idgen::COMMANDS, lock::COMMANDS];
+    let families = [idgen::COMMANDS, lock::COMMANDS, article::COMMANDS];
     for commands in families {
         if common::command::register(ctx, commands) == Status::Err {
             return Status::Err;

@@ -1,0 +1,614 @@
+//! ARTICLE: records created atomically only if absent, partial updates,
+//! unique slugs and page views.
+//!
+//! An article is one hash: `title`, `content`, `author`, `created_at`, and
+//! when present `updated_at`, `slug` and `views`, readable with `HGETALL`.
+//! A slug index is a hash `slug → article key`. Times are the server's clock
+//! in Unix milliseconds. Every check is made before anything is written, so a
+//! command that does not succeed changes nothing.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+
+use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
+use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::key::{Field, Key, Kind, OwnedString};
+use crate::common::replicate::{replicate, Word};
+use crate::common::reply;
+use crate::common::time::now_ms;
+use crate::entry;
+
+const TITLE: &CStr = c"title";
+const CONTENT: &CStr = c"content";
+const AUTHOR: &CStr = c"author";
+const CREATED_AT: &CStr = c"created_at";
+const UPDATED_AT: &CStr = c"updated_at";
+const SLUG: &CStr = c"slug";
+const VIEWS: &CStr = c"views";
+
+/// An article's fields, in the order `ARTICLE.GET` gives them.
+const FIELDS: [&CStr; 7] = [TITLE, CONTENT, AUTHOR, CREATED_AT, UPDATED_AT, SLUG, VIEWS];
+/// The fields `ARTICLE.GET … JSON` gives as numbers.
+const NUMBERS: [&CStr; 3] = [CREATED_AT, UPDATED_AT, VIEWS];
+
+const SLUG_OPTION: OptSpec = OptSpec {
+    token: "SLUG",
+    values: 2,
+};
+const SLUG_INDEX_OPTION: OptSpec = OptSpec::valued("SLUG");
+const JSON: OptSpec = OptSpec {
+    token: "JSON",
+    values: 0,
+};
+const TITLE_OPTION: OptSpec = OptSpec::valued("TITLE");
+const CONTENT_OPTION: OptSpec = OptSpec::valued("CONTENT");
+const AUTHOR_OPTION: OptSpec = OptSpec::valued("AUTHOR");
+
+const SAME_KEY: RedisError =
+    RedisError::Str("ERR the slug index must be another key than the article");
+
+/// A slug: 1 to 200 characters, each a Unicode letter or digit, `-` or `_`.
+fn valid_slug(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    (1..=200).contains(&text.chars().count())
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+fn slug<'a>(arg: &Arg<'a>) -> Result<Arg<'a>, RedisError> {
+    if valid_slug(arg.as_bytes()) {
+        Ok(*arg)
+    } else {
+        Err(RedisError::Str(
+            "ERR invalid slug: use 1 to 200 Unicode letters, digits, '-' or '_'",
+        ))
+    }
+}
+
+fn taken(slug: Arg) -> RedisError {
+    // A valid slug has no control characters, so it is safe in an error line.
+    RedisError::String(format!(
+        "SLUGTAKEN slug '{}' belongs to another article",
+        String::from_utf8_lossy(slug.as_bytes())
+    ))
+}
+
+/// Whether the key holds an article (any hash); another type is `WRONGTYPE`.
+fn exists(article: &Key) -> Result<bool, RedisError> {
+    match article.kind() {
+        Kind::Empty => Ok(false),
+        Kind::Hash => Ok(true),
+        Kind::String | Kind::Other => Err(RedisError::WrongType),
+    }
+}
+
+/// A slug index is a hash, or not there yet; another type is `WRONGTYPE`.
+fn check_index(index: &Key) -> Result<(), RedisError> {
+    exists(index).map(|_| ())
+}
+
+fn hash_event(key: &Key, event: &CStr) {
+    key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, event);
+}
+
+/// `ARTICLE.CREATE key title content author [SLUG slugkey slug]`
+fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, title, content, author, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [slug_option] = parse_options(options, &[SLUG_OPTION])?;
+    let claim = match slug_option {
+        Some([index, wanted]) => Some((*index, slug(wanted)?)),
+        _ => None,
+    };
+    if claim.is_some_and(|(index, _)| index.as_bytes() == name.as_bytes()) {
+        return Err(SAME_KEY);
+    }
+    let article = Key::write(ctx, *name);
+    let index = claim.map(|(index, wanted)| (Key::write(ctx, index), wanted));
+    let present = exists(&article)?;
+    if let Some((index, wanted)) = &index {
+        check_index(index)?;
+        if !present {
+            if let Some(owner) = index.hash_field(Field::Arg(*wanted))? {
+                if owner.as_bytes() != name.as_bytes() {
+                    return Err(taken(*wanted));
+                }
+            }
+        }
+    }
+    if present {
+        return Ok(RedisValue::Integer(0));
+    }
+    let now = now_ms();
+    let created_at = OwnedString::from_i64(ctx, now);
+    let mut fields = vec![
+        (TITLE, title.as_ptr()),
+        (CONTENT, content.as_ptr()),
+        (AUTHOR, author.as_ptr()),
+        (CREATED_AT, created_at.as_ptr()),
+    ];
+    if let Some((_, wanted)) = &index {
+        fields.push((SLUG, wanted.as_ptr()));
+    }
+    for (field, value) in &fields {
+        article.set_hash_field(Field::Name(field), *value);
+    }
+    let mut words = vec![
+        Word::Arg(*name),
+        Word::Token(TITLE),
+        Word::Arg(*title),
+        Word::Token(CONTENT),
+        Word::Arg(*content),
+        Word::Token(AUTHOR),
+        Word::Arg(*author),
+        Word::Token(CREATED_AT),
+        Word::Int(now),
+    ];
+    if let Some((_, wanted)) = &index {
+        words.extend([Word::Token(SLUG), Word::Arg(*wanted)]);
+    }
+    replicate(ctx, c"HSET", &words);
+    hash_event(&article, c"hset");
+    if let Some((index, wanted)) = &index {
+        index.set_hash_field(Field::Arg(*wanted), name.as_ptr());
+        replicate(
+            ctx,
+            c"HSET",
+            &[
+                Word::Arg(index.name()),
+                Word::Arg(*wanted),
+                Word::Arg(*name),
+            ],
+        );
+        hash_event(index, c"hset");
+    }
+    Ok(RedisValue::Integer(1))
+}
+
+/// `ARTICLE.GET key [JSON]` → the article's fields (a map), or its JSON.
+fn get<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [json] = parse_options(options, &[JSON])?;
+    let article = Key::read(ctx, *name);
+    if !exists(&article)? {
+        return Ok(RedisValue::Null);
+    }
+    let mut fields = Vec::with_capacity(FIELDS.len());
+    for field in FIELDS {
+        if let Some(value) = article.hash_field(Field::Name(field))? {
+            fields.push((field, value));
+        }
+    }
+    if json.is_some() {
+        return Ok(RedisValue::StringBuffer(to_json(
+            fields
+                .iter()
+                .map(|(field, value)| (*field, value.as_bytes())),
+        )));
+    }
+    let pairs: Vec<(&[u8], &[u8])> = fields
+        .iter()
+        .map(|(field, value)| (field.to_bytes(), value.as_bytes()))
+        .collect();
+    Ok(reply::map(ctx, &pairs))
+}
+
+/// A JSON object of the fields: times and views as numbers, text as strings
+/// (bytes that are not UTF-8 become U+FFFD).
+fn to_json<'v>(fields: impl Iterator<Item = (&'static CStr, &'v [u8])>) -> Vec<u8> {
+    let mut object = serde_json::Map::new();
+    for (field, value) in fields {
+        let number = NUMBERS.contains(&field).then(|| parse_i64(value)).flatten();
+        let value = match number {
+            Some(number) => serde_json::Value::from(number),
+            None => serde_json::Value::String(String::from_utf8_lossy(value).into_owned()),
+        };
+        object.insert(field.to_string_lossy().into_owned(), value);
+    }
+    // Serializing a map of strings and integers cannot fail.
+    serde_json::to_vec(&object).unwrap_or_default()
+}
+
+/// `ARTICLE.UPDATE key [TITLE t] [CONTENT c] [AUTHOR a]` → 1 updated, 0 when
+/// there is no such article (nothing is created).
+fn update<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [title, content, author] =
+        parse_options(options, &[TITLE_OPTION, CONTENT_OPTION, AUTHOR_OPTION])?;
+    let changes: Vec<(&CStr, Arg)> = [(TITLE, title), (CONTENT, content), (AUTHOR, author)]
+        .into_iter()
+        .filter_map(|(field, value)| single(value).map(|value| (field, value)))
+        .collect();
+    if changes.is_empty() {
+        return Err(RedisError::Str(
+            "ERR ARTICLE.UPDATE needs TITLE, CONTENT or AUTHOR",
+        ));
+    }
+    let article = Key::write(ctx, *name);
+    if !exists(&article)? {
+        return Ok(RedisValue::Integer(0));
+    }
+    let now = now_ms();
+    let updated_at = OwnedString::from_i64(ctx, now);
+    let mut words = vec![Word::Arg(*name)];
+    for (field, value) in &changes {
+        article.set_hash_field(Field::Name(field), value.as_ptr());
+        words.extend([Word::Token(field), Word::Arg(*value)]);
+    }
+    article.set_hash_field(Field::Name(UPDATED_AT), updated_at.as_ptr());
+    words.extend([Word::Token(UPDATED_AT), Word::Int(now)]);
+    replicate(ctx, c"HSET", &words);
+    hash_event(&article, c"hset");
+    Ok(RedisValue::Integer(1))
+}
+
+/// `ARTICLE.SETSLUG key slugkey newslug` → 1 when the article now has that
+/// slug, 0 when there is no such article.
+fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, index_name, wanted] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let wanted = slug(wanted)?;
+    if index_name.as_bytes() == name.as_bytes() {
+        return Err(SAME_KEY);
+    }
+    let article = Key::write(ctx, *name);
+    let index = Key::write(ctx, *index_name);
+    let present = exists(&article)?;
+    check_index(&index)?;
+    if !present {
+        return Ok(RedisValue::Integer(0));
+    }
+    let owner = index.hash_field(Field::Arg(wanted))?;
+    let owned = match &owner {
+        Some(owner) if owner.as_bytes() != name.as_bytes() => return Err(taken(wanted)),
+        Some(_) => true,
+        None => false,
+    };
+    let current = article.hash_field(Field::Name(SLUG))?;
+    let current = current.as_ref().map(OwnedString::as_bytes);
+    if owned && current == Some(wanted.as_bytes()) {
+        return Ok(RedisValue::Integer(1));
+    }
+    // Claim the new slug first, so the index never empties on the way.
+    if !owned {
+        index.set_hash_field(Field::Arg(wanted), name.as_ptr());
+        replicate(
+            ctx,
+            c"HSET",
+            &[Word::Arg(*index_name), Word::Arg(wanted), Word::Arg(*name)],
+        );
+        hash_event(&index, c"hset");
+    }
+    if let Some(old) = current.filter(|old| *old != wanted.as_bytes()) {
+        let old = OwnedString::from_bytes(ctx, old);
+        let old_owner = index.hash_field(Field::Arg(old.as_arg()))?;
+        if old_owner.is_some_and(|owner| owner.as_bytes() == name.as_bytes()) {
+            index.delete_hash_field(Field::Arg(old.as_arg()));
+            replicate(
+                ctx,
+                c"HDEL",
+                &[Word::Arg(*index_name), Word::Arg(old.as_arg())],
+            );
+            hash_event(&index, c"hdel");
+        }
+    }
+    article.set_hash_field(Field::Name(SLUG), wanted.as_ptr());
+    replicate(
+        ctx,
+        c"HSET",
+        &[Word::Arg(*name), Word::Token(SLUG), Word::Arg(wanted)],
+    );
+    hash_event(&article, c"hset");
+    Ok(RedisValue::Integer(1))
+}
+
+/// `ARTICLE.BYSLUG slugkey slug` → the article key, or nil.
+fn by_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, index_name, wanted] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let wanted = slug(wanted)?;
+    let index = Key::read(ctx, *index_name);
+    check_index(&index)?;
+    Ok(match index.hash_field(Field::Arg(wanted))? {
+        Some(owner) => RedisValue::StringBuffer(owner.as_bytes().to_vec()),
+        None => RedisValue::Null,
+    })
+}
+
+/// `ARTICLE.VIEW key` → the new page-view count, or nil with no article.
+fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let article = Key::write(ctx, *name);
+    if !exists(&article)? {
+        return Ok(RedisValue::Null);
+    }
+    let views = match article.hash_field(Field::Name(VIEWS))? {
+        None => 0,
+        Some(value) => parse_i64(value.as_bytes())
+            .ok_or(RedisError::Str("ERR hash value is not an integer"))?,
+    };
+    let views = views
+        .checked_add(1)
+        .ok_or(RedisError::Str("ERR increment or decrement would overflow"))?;
+    article.set_hash_field(
+        Field::Name(VIEWS),
+        OwnedString::from_i64(ctx, views).as_ptr(),
+    );
+    replicate(
+        ctx,
+        c"HSET",
+        &[Word::Arg(*name), Word::Token(VIEWS), Word::Int(views)],
+    );
+    hash_event(&article, c"hincrby");
+    Ok(RedisValue::Integer(views))
+}
+
+/// `ARTICLE.DELETE key [SLUG slugkey]` → 1 deleted (with its slug mapping),
+/// 0 when there is no such article.
+fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [index_name] = parse_options(options, &[SLUG_INDEX_OPTION])?;
+    let index_name = single(index_name);
+    if index_name.is_some_and(|index| index.as_bytes() == name.as_bytes()) {
+        return Err(SAME_KEY);
+    }
+    let article = Key::write(ctx, *name);
+    let index = index_name.map(|index| Key::write(ctx, index));
+    let present = exists(&article)?;
+    if let Some(index) = &index {
+        check_index(index)?;
+    }
+    if !present {
+        return Ok(RedisValue::Integer(0));
+    }
+    let current = article.hash_field(Field::Name(SLUG))?;
+    article.delete();
+    replicate(ctx, c"DEL", &[Word::Arg(*name)]);
+    article.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+    if let (Some(index), Some(current)) = (&index, &current) {
+        // Only the article's own mapping: a slug since given to another
+        // article stays with it.
+        let owner = index.hash_field(Field::Arg(current.as_arg()))?;
+        if owner.is_some_and(|owner| owner.as_bytes() == name.as_bytes()) {
+            index.delete_hash_field(Field::Arg(current.as_arg()));
+            replicate(
+                ctx,
+                c"HDEL",
+                &[Word::Arg(index.name()), Word::Arg(current.as_arg())],
+            );
+            hash_event(index, c"hdel");
+            if index.kind() == Kind::Empty {
+                index.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+            }
+        }
+    }
+    Ok(RedisValue::Integer(1))
+}
+
+const ARTICLE_WRITE: KeySpec = KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RW
+        | raw::REDISMODULE_CMD_KEY_ACCESS
+        | raw::REDISMODULE_CMD_KEY_UPDATE,
+    begin: BeginSearch::Index(1),
+};
+const INDEX_WRITE: u32 =
+    raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
+/// The article, and the slug index after `SLUG` (searched after the author).
+const CREATE_KEYS: &[KeySpec] = &[
+    KeySpec {
+        flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
+        begin: BeginSearch::Index(1),
+    },
+    KeySpec {
+        flags: INDEX_WRITE,
+        begin: BeginSearch::Keyword {
+            keyword: c"SLUG",
+            from: 5,
+        },
+    },
+];
+const READ_ARTICLE: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+    begin: BeginSearch::Index(1),
+}];
+const WRITE_ARTICLE: &[KeySpec] = &[ARTICLE_WRITE];
+const SETSLUG_KEYS: &[KeySpec] = &[
+    ARTICLE_WRITE,
+    KeySpec {
+        flags: INDEX_WRITE,
+        begin: BeginSearch::Index(2),
+    },
+];
+const DELETE_KEYS: &[KeySpec] = &[
+    KeySpec {
+        flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_DELETE,
+        begin: BeginSearch::Index(1),
+    },
+    KeySpec {
+        flags: raw::REDISMODULE_CMD_KEY_RW
+            | raw::REDISMODULE_CMD_KEY_ACCESS
+            | raw::REDISMODULE_CMD_KEY_DELETE,
+        begin: BeginSearch::Keyword {
+            keyword: c"SLUG",
+            from: 2,
+        },
+    },
+];
+
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const SLUG_ARG: ArgSpec = ArgSpec::required(c"slug", ArgType::String);
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"article.create",
+        entry: entry!(create, CREATE_KEYS),
+        flags: c"write deny-oom",
+        acl_categories: c"write hash",
+        arity: -5,
+        summary: c"Creates an article (a hash with created_at), only if absent, optionally claiming a unique slug",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: CREATE_KEYS,
+        args: &[
+            KEY,
+            ArgSpec::required(c"title", ArgType::String),
+            ArgSpec::required(c"content", ArgType::String),
+            ArgSpec::required(c"author", ArgType::String),
+            ArgSpec::block(
+                c"slug-claim",
+                c"SLUG",
+                &[ArgSpec::key(c"slugkey", 1), SLUG_ARG],
+            ),
+        ],
+    },
+    CommandSpec {
+        name: c"article.get",
+        entry: entry!(get, READ_ARTICLE),
+        flags: c"readonly",
+        acl_categories: c"read hash",
+        arity: -2,
+        summary: c"Returns an article's fields (a map), or with JSON one JSON object; nil if absent",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: READ_ARTICLE,
+        args: &[KEY, ArgSpec::flag(c"json", c"JSON")],
+    },
+    CommandSpec {
+        name: c"article.update",
+        entry: entry!(update, WRITE_ARTICLE),
+        flags: c"write deny-oom",
+        acl_categories: c"write hash",
+        arity: -4,
+        summary: c"Changes an existing article's title, content or author and sets updated_at; 0 if absent",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: WRITE_ARTICLE,
+        args: &[
+            KEY,
+            ArgSpec::option(c"title", c"TITLE", ArgType::String),
+            ArgSpec::option(c"content", c"CONTENT", ArgType::String),
+            ArgSpec::option(c"author", c"AUTHOR", ArgType::String),
+        ],
+    },
+    CommandSpec {
+        name: c"article.setslug",
+        entry: entry!(set_slug, SETSLUG_KEYS),
+        flags: c"write deny-oom",
+        acl_categories: c"write hash",
+        arity: 4,
+        summary: c"Gives an article a new unique slug, releasing its old one, in one step",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: SETSLUG_KEYS,
+        args: &[
+            KEY,
+            ArgSpec::key(c"slugkey", 1),
+            ArgSpec::required(c"newslug", ArgType::String),
+        ],
+    },
+    CommandSpec {
+        name: c"article.byslug",
+        entry: entry!(by_slug, READ_ARTICLE),
+        flags: c"readonly fast",
+        acl_categories: c"read hash fast",
+        arity: 3,
+        summary: c"Returns the key of the article that holds a slug, or nil",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: READ_ARTICLE,
+        args: &[ArgSpec::key(c"slugkey", 0), SLUG_ARG],
+    },
+    CommandSpec {
+        name: c"article.view",
+        entry: entry!(view, WRITE_ARTICLE),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write hash fast",
+        arity: 2,
+        summary: c"Counts a page view of an existing article and returns the new count; nil if absent",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: WRITE_ARTICLE,
+        args: &[KEY],
+    },
+    CommandSpec {
+        name: c"article.delete",
+        entry: entry!(delete, DELETE_KEYS),
+        flags: c"write",
+        acl_categories: c"write hash",
+        arity: -2,
+        summary: c"Deletes an article and, with SLUG, its slug mapping",
+        complexity: c"O(1)",
+        since: c"0.1.0",
+        key_specs: DELETE_KEYS,
+        args: &[KEY, ArgSpec::option(c"slugkey", c"SLUG", ArgType::Key(1))],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::{to_json, valid_slug, CONTENT, CREATED_AT, TITLE, VIEWS};
+
+    #[test]
+    fn slugs_are_letters_digits_dash_and_underscore() {
+        for good in [
+            "a",
+            "hello-world",
+            "snake_case_2",
+            "été",
+            "日本語",
+            "Ünïcode-9",
+        ] {
+            assert!(valid_slug(good.as_bytes()), "{good}");
+        }
+        assert!(valid_slug("x".repeat(200).as_bytes()));
+        assert!(
+            valid_slug("é".repeat(200).as_bytes()),
+            "200 characters, 400 bytes"
+        );
+        for bad in [
+            "",
+            "with space",
+            "dot.ted",
+            "slash/",
+            "emoji😀",
+            "tab\t",
+            "new\nline",
+        ] {
+            assert!(!valid_slug(bad.as_bytes()), "{bad:?}");
+        }
+        assert!(!valid_slug("x".repeat(201).as_bytes()));
+        assert!(!valid_slug(b"\xff\xfe"));
+    }
+
+    #[test]
+    fn json_escapes_text_and_keeps_numbers() {
+        let fields = [
+            (TITLE, &b"say \"hi\"\n\\ \xe2\x9c\x93"[..]),
+            (CONTENT, &b"bad \xff byte"[..]),
+            (CREATED_AT, &b"1700000000000"[..]),
+            (VIEWS, &b"not a number"[..]),
+        ];
+        let json = to_json(fields.into_iter());
+        let parsed: serde_json::Value = serde_json::from_slice(&json).expect("valid JSON");
+        assert_eq!(parsed["title"], "say \"hi\"\n\\ ✓");
+        assert_eq!(parsed["content"], "bad \u{fffd} byte");
+        assert_eq!(parsed["created_at"], 1_700_000_000_000_i64);
+        assert_eq!(parsed["views"], "not a number");
+    }
+}
