@@ -427,7 +427,7 @@ pub fn cmd(words: &[&str]) -> redis::Cmd {
     command
 }
 
-pub fn int(con: &mut Connection, words: &[&str]) -> i64 {
+pub fn int(con: &mut impl redis::ConnectionLike, words: &[&str]) -> i64 {
     cmd(words)
         .query(con)
         .unwrap_or_else(|error| panic!("{words:?} failed: {error}"))
