@@ -5,6 +5,9 @@
 # so a burst of load on a shared machine hits all rows alike.
 # IDGEN rows come from redis-benchmark; LOCK rows from examples/lock_bench.rs
 # (acquire/release pairs and 16-client contention need a driver).
+# FAMILIES="article lock" make bench runs only those families' rows.
+# Each __rand_int__ is drawn on its own, so a slug with two of them does not
+# repeat within a run (redis-benchmark stops at the first error reply).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +17,7 @@ clients=${CLIENTS:-50}
 pipeline=${PIPELINE:-16}
 rounds=${ROUNDS:-5}
 idgen_results=bench/results/idgen.md
+article_results=bench/results/article.md
 lock_results=bench/results/lock.md
 driver=$PWD/target/release/examples/lock_bench
 cargo build --release --quiet --example lock_bench
@@ -25,7 +29,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 rps() { # port, command words… → requests per second
   local port=$1; shift
-  redis-benchmark -p "$port" -c "$clients" -P "$pipeline" -n "$requests" --csv "$@" 2>/dev/null |
+  redis-benchmark -p "$port" -c "$clients" -P "$pipeline" -n "$requests" -r 1000000000 --csv "$@" 2>/dev/null |
     awk -F'","' 'NR == 2 { printf "%d\n", $2 }'
 }
 
@@ -47,35 +51,77 @@ server_label() { # name, port
   echo "$1 $(redis-cli -p "$2" info server | awk -F: '/^(valkey|redis)_version/ { v = $2 } END { print v }' | tr -d '\r')"
 }
 
-idgen_rows() { # label, port
-  local label=$1 port=$2 sha
-  sha=$(redis-cli -p "$port" script load "$next_lua")
-
-  local -a names=("INCR" "IDGEN.NEXT" "EVALSHA recipe" "HINCRBY" "IDGEN.NEXT FIELD")
-  local -a commands=(
-    "INCR gen:incr"
-    "IDGEN.NEXT gen:idgen"
-    "EVALSHA $sha 1 gen:lua 1"
-    "HINCRBY ids by-hincrby 1"
-    "IDGEN.NEXT ids FIELD by-idgen"
-  )
+# port, setup (a redis-cli command run after FLUSHALL before each measurement,
+# or ""), commands… → best[i], the median requests/s of command i
+medians() {
+  local port=$1 setup=$2
+  shift 2
+  local -a commands=("$@")
   local -A samples=()
   for _ in $(seq "$rounds"); do
     for i in "${!commands[@]}"; do
+      redis-cli -p "$port" flushall >/dev/null
+      # shellcheck disable=SC2086
+      [ -z "$setup" ] || redis-cli -p "$port" $setup >/dev/null
       # shellcheck disable=SC2086
       samples[$i]+="$(rps "$port" ${commands[$i]}) "
     done
   done
-  local -A best=()
+  best=()
   for i in "${!commands[@]}"; do
     best[$i]=$(tr ' ' '\n' <<<"${samples[$i]}" | grep . | median)
   done
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-  echo "| $label | \`${commands[0]}\` | ${best[0]} | |"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+idgen_rows() { # label, port
+  local label=$1 port=$2 sha
+  sha=$(redis-cli -p "$port" script load "$next_lua")
+  medians "$port" "" \
+    "INCR gen:incr" \
+    "IDGEN.NEXT gen:idgen" \
+    "EVALSHA $sha 1 gen:lua 1" \
+    "HINCRBY ids by-hincrby 1" \
+    "IDGEN.NEXT ids FIELD by-idgen"
+  echo "| $label | \`INCR gen\` | ${best[0]} | |"
   echo "| | \`IDGEN.NEXT gen\` | ${best[1]} | **$(ratio "${best[1]}" "${best[0]}")× INCR** (target ≥ 0.9) |"
   echo "| | \`EVALSHA <next.lua> 1 gen 1\` | ${best[2]} | IDGEN.NEXT is **$(ratio "${best[1]}" "${best[2]}")× EVALSHA** (target ≥ 1.5) |"
   echo "| | \`HINCRBY ids f 1\` | ${best[3]} | |"
   echo "| | \`IDGEN.NEXT ids FIELD f\` | ${best[4]} | **$(ratio "${best[4]}" "${best[3]}")× HINCRBY** |"
+}
+
+# The Lua recipe of ARTICLE.CREATE with a slug: create only if absent, claim
+# the slug with HSETNX, stamp the server's time.
+create_lua='if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
+if redis.call("HSETNX", KEYS[2], ARGV[4], KEYS[1]) == 0 then return redis.error_reply("SLUGTAKEN") end
+local t = redis.call("TIME")
+redis.call("HSET", KEYS[1], "title", ARGV[1], "content", ARGV[2], "author", ARGV[3],
+  "created_at", t[1] * 1000 + math.floor(t[2] / 1000), "slug", ARGV[4])
+return 1'
+
+article_rows() { # label, port
+  local label=$1 port=$2 sha fields="title hello content some-body-text author peter"
+  sha=$(redis-cli -p "$port" script load "$create_lua")
+  medians "$port" "ARTICLE.CREATE art:read $fields" \
+    "HSET art:__rand_int__ $fields created_at 1700000000000" \
+    "ARTICLE.CREATE art:__rand_int__ hello some-body-text peter" \
+    "MSETNX art:__rand_int__:title hello art:__rand_int__:content some-body-text art:__rand_int__:author peter art:__rand_int__:created_at 1700000000000" \
+    "ARTICLE.CREATE art:__rand_int__ hello some-body-text peter SLUG slugs post-__rand_int__-__rand_int__" \
+    "EVALSHA $sha 2 art:__rand_int__ slugs hello some-body-text peter post-__rand_int__-__rand_int__" \
+    "HGETALL art:read" \
+    "ARTICLE.GET art:read" \
+    "HINCRBY art:read views 1" \
+    "ARTICLE.VIEW art:read"
+  echo "| $label | \`HSET\` of the 4 fields | ${best[0]} | |"
+  echo "| | \`ARTICLE.CREATE\` | ${best[1]} | **$(ratio "${best[1]}" "${best[0]}")× HSET** (target ≥ 0.8) |"
+  echo "| | \`MSETNX\` of 4 string keys (the old recipe) | ${best[2]} | ARTICLE.CREATE is **$(ratio "${best[1]}" "${best[2]}")×** this |"
+  echo "| | \`ARTICLE.CREATE … SLUG\` | ${best[3]} | **$(ratio "${best[3]}" "${best[0]}")× HSET** |"
+  echo "| | \`EVALSHA\` create-with-slug script | ${best[4]} | ARTICLE.CREATE … SLUG is **$(ratio "${best[3]}" "${best[4]}")× EVALSHA** (target ≥ 1.5) |"
+  echo "| | \`HGETALL\` | ${best[5]} | |"
+  echo "| | \`ARTICLE.GET\` | ${best[6]} | **$(ratio "${best[6]}" "${best[5]}")× HGETALL** (target ≥ 0.8) |"
+  echo "| | \`HINCRBY … views 1\` | ${best[7]} | |"
+  echo "| | \`ARTICLE.VIEW\` | ${best[8]} | **$(ratio "${best[8]}" "${best[7]}")× HINCRBY** (target ≥ 0.8) |"
 }
 
 machine() {
@@ -90,17 +136,23 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-idgen_table=() release_table=() contention_table=()
+families=" ${FAMILIES:-idgen article lock} "
+wants() { [[ $families == *" $1 "* ]]; }
+
+idgen_table=() article_table=() release_table=() contention_table=()
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
-  idgen_table+=("$(idgen_rows "$label" "$port")")
-  release_table+=("$("$driver" "$port" "$label" release)")
-  contention_table+=("$("$driver" "$port" "$label" contention)")
+  if wants idgen; then idgen_table+=("$(idgen_rows "$label" "$port")"); fi
+  if wants article; then article_table+=("$(article_rows "$label" "$port")"); fi
+  if wants lock; then
+    release_table+=("$("$driver" "$port" "$label" release)")
+    contention_table+=("$("$driver" "$port" "$label" contention)")
+  fi
   stop_server
 done
 
-{
+wants idgen && {
   echo "# IDGEN benchmark"
   echo
   machine
@@ -111,9 +163,23 @@ done
   echo "|---|---|---:|---|"
   printf '%s\n' "${idgen_table[@]}"
 } | tee "$idgen_results.tmp"
-mv "$idgen_results.tmp" "$idgen_results"
+wants idgen && mv "$idgen_results.tmp" "$idgen_results"
 
-{
+wants article && {
+  echo "# ARTICLE benchmark"
+  echo
+  machine
+  echo "redis-benchmark: $clients clients, pipeline $pipeline, $requests requests per run,"
+  echo "median of $rounds interleaved rounds; keys and slugs are random ('__rand_int__') so every create"
+  echo "makes a new article; the data is flushed before each run."
+  echo
+  echo "| server | command | requests/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${article_table[@]}"
+} | tee "$article_results.tmp"
+wants article && mv "$article_results.tmp" "$article_results"
+
+wants lock && {
   echo "# LOCK benchmark"
   echo
   machine
@@ -140,5 +206,5 @@ mv "$idgen_results.tmp" "$idgen_results"
   echo "|---|---|---|---:|---:|---:|---:|---:|---|"
   printf '%s\n' "${contention_table[@]}"
 } | tee "$lock_results.tmp"
-mv "$lock_results.tmp" "$lock_results"
-echo "written to $idgen_results and $lock_results"
+wants lock && mv "$lock_results.tmp" "$lock_results"
+echo "results written under bench/results/"
