@@ -155,6 +155,8 @@ pub struct ArgSpec {
     pub kind: ArgType,
     pub token: Option<&'static CStr>,
     pub optional: bool,
+    /// May repeat (`name [name …]`).
+    pub multiple: bool,
 }
 
 impl ArgSpec {
@@ -164,6 +166,7 @@ impl ArgSpec {
             kind: ArgType::Key(spec),
             token: None,
             optional: false,
+            multiple: false,
         }
     }
     pub const fn required(name: &'static CStr, kind: ArgType) -> Self {
@@ -172,6 +175,7 @@ impl ArgSpec {
             kind,
             token: None,
             optional: false,
+            multiple: false,
         }
     }
     /// An optional `TOKEN value` pair.
@@ -181,6 +185,7 @@ impl ArgSpec {
             kind,
             token: Some(token),
             optional: true,
+            multiple: false,
         }
     }
     /// A required `TOKEN value` pair (e.g. one choice of a [`ArgType::OneOf`]).
@@ -190,6 +195,7 @@ impl ArgSpec {
             kind,
             token: Some(token),
             optional: false,
+            multiple: false,
         }
     }
     /// An optional token without a value (e.g. `JSON`).
@@ -199,6 +205,7 @@ impl ArgSpec {
             kind: ArgType::PureToken,
             token: Some(token),
             optional: true,
+            multiple: false,
         }
     }
     /// An optional `TOKEN value value…` group.
@@ -212,6 +219,24 @@ impl ArgSpec {
             kind: ArgType::Block(parts),
             token: Some(token),
             optional: true,
+            multiple: false,
+        }
+    }
+    /// A required group of arguments without a token (e.g. `field value`).
+    pub const fn group(name: &'static CStr, parts: &'static [ArgSpec]) -> Self {
+        Self {
+            name,
+            kind: ArgType::Block(parts),
+            token: None,
+            optional: false,
+            multiple: false,
+        }
+    }
+    /// The same argument, allowed to repeat.
+    pub const fn multiple(self) -> Self {
+        Self {
+            multiple: true,
+            ..self
         }
     }
     /// Exactly one of `choices`.
@@ -221,6 +246,7 @@ impl ArgSpec {
             kind: ArgType::OneOf(choices),
             token: None,
             optional,
+            multiple: false,
         }
     }
 }
@@ -453,7 +479,10 @@ fn raw_arg(spec: &ArgSpec) -> raw::RedisModuleCommandArg {
     };
     out.token = spec.token.map_or(ptr::null(), CStr::as_ptr);
     if spec.optional {
-        out.flags = raw::REDISMODULE_CMD_ARG_OPTIONAL as c_int;
+        out.flags |= raw::REDISMODULE_CMD_ARG_OPTIONAL as c_int;
+    }
+    if spec.multiple {
+        out.flags |= raw::REDISMODULE_CMD_ARG_MULTIPLE as c_int;
     }
     out
 }

@@ -190,8 +190,9 @@ impl<'a> Key<'a> {
 
     /// Sets a hash field (creating the hash if the key is empty). `value` is
     /// a server string: an argument's or an [`OwnedString`]'s `as_ptr()`.
-    pub fn set_hash_field(&self, field: Field, value: *mut raw::RedisModuleString) {
-        unsafe {
+    /// `true` when the field existed (its value was replaced, or deleted).
+    pub fn set_hash_field(&self, field: Field, value: *mut raw::RedisModuleString) -> bool {
+        let replaced = unsafe {
             api!(RedisModule_HashSet)(
                 self.inner,
                 field.flags(),
@@ -200,8 +201,9 @@ impl<'a> Key<'a> {
                 ptr::null_mut::<raw::RedisModuleString>(),
             )
         };
-        // HashSet answers with the number of fields changed, so its result
-        // says nothing about failure; callers check the key is a hash or empty.
+        // HashSet counts the fields that existed and were replaced or deleted;
+        // callers have checked the key is a hash or empty.
+        replaced > 0
     }
 
     /// Deletes a hash field; a hash left empty is deleted, as `HDEL` does.
