@@ -2,6 +2,7 @@
 //! This file only registers; each family's behaviour lives in its own module.
 
 mod article;
+mod cache;
 mod common;
 mod idgen;
 mod lock;
@@ -25,7 +26,12 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
     // so a WATCH is not aborted by a command that changed nothing.
     ctx.set_module_options(ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED);
     lock::init(ctx);
-    let families = [idgen::COMMANDS, lock::COMMANDS, article::COMMANDS];
+    let families = [
+        idgen::COMMANDS,
+        lock::COMMANDS,
+        article::COMMANDS,
+        cache::COMMANDS,
+    ];
     for commands in families {
         if common::command::register(ctx, commands) == Status::Err {
             return Status::Err;

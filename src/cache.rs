@@ -1,0 +1,265 @@
+//! CACHE: what the built-ins lack for caching on Redis 7.0–7.4. Text and
+//! binary caches are `SET … EX` / `GET` (see the README); this family adds
+//! JSON values checked and projected by the server, and hashes written
+//! together with their TTL.
+//!
+//! A JSON value is a plain string holding the document minified (numbers kept
+//! exactly as written, object keys in their order), so `GET` still reads it.
+
+use std::os::raw::c_int;
+
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+
+use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::key::{Field, Key, Kind};
+use crate::common::replicate::{replicate, Word};
+use crate::common::time::{now_ms, ttl_ms};
+use crate::entry;
+
+const EX: OptSpec = OptSpec::valued("EX");
+const PX: OptSpec = OptSpec::valued("PX");
+const NX: OptSpec = OptSpec {
+    token: "NX",
+    values: 0,
+};
+const XX: OptSpec = OptSpec {
+    token: "XX",
+    values: 0,
+};
+
+/// Parses and minifies a JSON document; the error names where it is wrong.
+/// (serde_json's messages describe the mistake without quoting the input.)
+fn minify(document: &[u8]) -> Result<Vec<u8>, RedisError> {
+    let value: serde_json::Value = serde_json::from_slice(document)
+        .map_err(|error| RedisError::String(format!("ERR invalid JSON: {error}")))?;
+    Ok(serde_json::to_vec(&value).unwrap_or_default())
+}
+
+/// `CACHE.SETJSON key json [EX s | PX ms] [NX | XX]` → OK, or nil when NX/XX
+/// prevents it. Like `SET`, it replaces a value of any type and its TTL.
+fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, document, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [ex, px, nx, xx] = parse_options(options, &[EX, PX, NX, XX])?;
+    if (ex.is_some() && px.is_some()) || (nx.is_some() && xx.is_some()) {
+        return Err(SYNTAX_ERROR);
+    }
+    let ttl = ttl_ms("cache.setjson", single(px), single(ex))?;
+    let minified = minify(document.as_bytes())?;
+    let key = Key::write(ctx, *name);
+    let exists = key.kind() != Kind::Empty;
+    if (nx.is_some() && exists) || (xx.is_some() && !exists) {
+        return Ok(RedisValue::Null);
+    }
+    if exists && key.kind() != Kind::String {
+        key.delete();
+    }
+    key.set_string(&minified)?;
+    let expire_at = ttl.map(|ms| now_ms().saturating_add(ms));
+    key.set_expire_at(expire_at);
+    let (name_word, value) = (Word::Arg(*name), Word::Bytes(&minified));
+    match expire_at {
+        Some(at) => replicate(
+            ctx,
+            c"SET",
+            &[name_word, value, Word::Token(c"PXAT"), Word::Int(at)],
+        ),
+        None => replicate(ctx, c"SET", &[name_word, value]),
+    }
+    key.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
+    if expire_at.is_some() {
+        key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+    }
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `CACHE.GETJSON key [FIELD name …]` → the document, or an object of only
+/// the named top-level fields; nil for a missing key.
+fn get_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, rest @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let fields = match rest {
+        [] => None,
+        [token, names @ ..] if token.is("FIELD") && !names.is_empty() => Some(names),
+        _ => return Err(SYNTAX_ERROR),
+    };
+    let key = Key::read(ctx, *name);
+    let Some(stored) = key.string()? else {
+        return Ok(RedisValue::Null);
+    };
+    let not_json = || RedisError::Str("ERR the value is not JSON");
+    let Some(fields) = fields else {
+        // Checked without building the document.
+        serde_json::from_slice::<serde::de::IgnoredAny>(stored).map_err(|_| not_json())?;
+        return Ok(RedisValue::StringBuffer(stored.to_vec()));
+    };
+    let value: serde_json::Value = serde_json::from_slice(stored).map_err(|_| not_json())?;
+    let serde_json::Value::Object(mut object) = value else {
+        return Err(RedisError::Str("ERR the value is not a JSON object"));
+    };
+    let mut projection = serde_json::Map::new();
+    for field in fields {
+        let field = String::from_utf8_lossy(field.as_bytes());
+        if let Some(value) = object.remove(field.as_ref()) {
+            projection.insert(field.into_owned(), value);
+        }
+    }
+    Ok(RedisValue::StringBuffer(
+        serde_json::to_vec(&projection).unwrap_or_default(),
+    ))
+}
+
+/// `CACHE.HSET key EX s | PX ms field value [field value …]` → the number of
+/// fields added; the key's TTL is set in the same step.
+fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, unit, amount, pairs @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let (px, ex) = match () {
+        _ if unit.is("PX") => (Some(*amount), None),
+        _ if unit.is("EX") => (None, Some(*amount)),
+        _ => return Err(SYNTAX_ERROR),
+    };
+    let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    if pairs.is_empty() || pairs.len() % 2 != 0 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = Key::write(ctx, *name);
+    match key.kind() {
+        Kind::Empty | Kind::Hash => {}
+        Kind::String | Kind::Other => return Err(RedisError::WrongType),
+    }
+    let mut added = 0;
+    let mut words = Vec::with_capacity(1 + pairs.len());
+    words.push(Word::Arg(*name));
+    for pair in pairs.chunks_exact(2) {
+        let (field, value) = (pair[0], pair[1]);
+        if !key.set_hash_field(Field::Arg(field), value.as_ptr()) {
+            added += 1;
+        }
+        words.extend([Word::Arg(field), Word::Arg(value)]);
+    }
+    let at = now_ms().saturating_add(ttl);
+    key.set_expire_at(Some(at));
+    replicate(ctx, c"HSET", &words);
+    replicate(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
+    key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
+    key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+    Ok(RedisValue::Integer(added))
+}
+
+const WRITE_KEY: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE,
+    begin: BeginSearch::Index(1),
+}];
+const READ_KEY: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+    begin: BeginSearch::Index(1),
+}];
+const HASH_KEY: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+    begin: BeginSearch::Index(1),
+}];
+
+const LEASE: &[ArgSpec] = &[
+    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
+    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
+];
+const CONDITION: &[ArgSpec] = &[
+    ArgSpec::tokened(c"nx", c"NX", ArgType::PureToken),
+    ArgSpec::tokened(c"xx", c"XX", ArgType::PureToken),
+];
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"cache.setjson",
+        entry: entry!(set_json, WRITE_KEY),
+        flags: c"write deny-oom",
+        acl_categories: c"write string",
+        arity: -3,
+        summary:
+            c"Stores a JSON document (checked, minified) as a string, with SET's EX/PX and NX/XX",
+        complexity: c"O(N) where N is the size of the document",
+        since: c"0.1.0",
+        key_specs: WRITE_KEY,
+        args: &[
+            ArgSpec::key(c"key", 0),
+            ArgSpec::required(c"json", ArgType::String),
+            ArgSpec::one_of(c"expiration", LEASE, true),
+            ArgSpec::one_of(c"condition", CONDITION, true),
+        ],
+    },
+    CommandSpec {
+        name: c"cache.getjson",
+        entry: entry!(get_json, READ_KEY),
+        flags: c"readonly",
+        acl_categories: c"read string",
+        arity: -2,
+        summary: c"Returns a JSON document, or an object of only the named top-level fields",
+        complexity: c"O(N) where N is the size of the document",
+        since: c"0.1.0",
+        key_specs: READ_KEY,
+        args: &[
+            ArgSpec::key(c"key", 0),
+            ArgSpec::option(c"name", c"FIELD", ArgType::String).multiple(),
+        ],
+    },
+    CommandSpec {
+        name: c"cache.hset",
+        entry: entry!(hset, HASH_KEY),
+        flags: c"write deny-oom",
+        acl_categories: c"write hash",
+        arity: -6,
+        summary:
+            c"Sets hash fields and the key's TTL in one step; returns the number of fields added",
+        complexity: c"O(N) where N is the number of fields",
+        since: c"0.1.0",
+        key_specs: HASH_KEY,
+        args: &[
+            ArgSpec::key(c"key", 0),
+            ArgSpec::one_of(c"expiration", LEASE, false),
+            ArgSpec::group(
+                c"data",
+                &[
+                    ArgSpec::required(c"field", ArgType::String),
+                    ArgSpec::required(c"value", ArgType::String),
+                ],
+            )
+            .multiple(),
+        ],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::minify;
+
+    #[test]
+    fn minifies_and_keeps_numbers_and_text_exactly() {
+        let got = minify(
+            br#" { "b" : 1 , "a" : [ 123456789012345678901234567890, 1.10, -0 ], "t" : "caf\u00e9 \u65e5 \"q\"" } "#,
+        )
+        .ok();
+        let expected =
+            r#"{"b":1,"a":[123456789012345678901234567890,1.10,-0],"t":"café 日 \"q\""}"#;
+        assert_eq!(got.as_deref(), Some(expected.as_bytes()));
+    }
+
+    #[test]
+    fn refuses_invalid_json_with_its_position() {
+        let error = minify(b"{\"a\": [1, 2,, 3]}")
+            .err()
+            .map(|e| format!("{e:?}"));
+        let error = error.unwrap_or_default();
+        assert!(
+            error.contains("ERR invalid JSON: expected value at line 1 column 13"),
+            "{error}"
+        );
+        assert!(minify(b"").is_err());
+        assert!(minify(b"{\"a\":1} trailing").is_err());
+        assert!(minify(b"\xff").is_err());
+    }
+}

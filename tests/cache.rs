@@ -1,0 +1,275 @@
+//! CACHE on real servers: the seed recipes (plain SET/GET where the built-ins
+//! suffice), JSON checked, minified and projected, hashes written with their
+//! TTL, expiry, every error, replication and AOF.
+
+mod harness;
+
+use harness::{cmd, digest, error, int, pick, wait_until, Connection, Replicated, Server, Value};
+
+const USER: &str = r#"{"id":10086,"name":"Peter","gender":"male","age":56}"#;
+
+fn bulk(con: &mut Connection, words: &[&str]) -> Option<Vec<u8>> {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
+}
+
+fn text(con: &mut Connection, words: &[&str]) -> Option<String> {
+    bulk(con, words).map(|bytes| String::from_utf8(bytes).unwrap())
+}
+
+fn pttl(con: &mut Connection, key: &str) -> i64 {
+    int(con, &["PTTL", key])
+}
+
+server_tests! {
+    fn seed_recipes(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // A rendered page: the built-ins are the recipe.
+        let page = "<html><body><h1>Hello</h1>\n<p>rendered at 10:00</p></body></html>";
+        let _: () = cmd(&["SET", "page:/home", page, "EX", "60"]).query(&mut con).unwrap();
+        for _ in 0..5 {
+            assert_eq!(text(&mut con, &["GET", "page:/home"]).as_deref(), Some(page));
+        }
+        assert!((59_000..=60_000).contains(&pttl(&mut con, "page:/home")));
+        // A user as JSON…
+        let ok: String = cmd(&["CACHE.SETJSON", "user:10086", USER, "EX", "60"]).query(&mut con).unwrap();
+        assert_eq!(ok, "OK");
+        assert_eq!(text(&mut con, &["CACHE.GETJSON", "user:10086"]).as_deref(), Some(USER));
+        assert_eq!(text(&mut con, &["GET", "user:10086"]).as_deref(), Some(USER));
+        assert_eq!(
+            text(&mut con, &["CACHE.GETJSON", "user:10086", "FIELD", "name", "age", "missing"]).as_deref(),
+            Some(r#"{"name":"Peter","age":56}"#)
+        );
+        assert!((59_000..=60_000).contains(&pttl(&mut con, "user:10086")));
+        // …and as a hash, with its TTL in the same command.
+        assert_eq!(int(&mut con, &["CACHE.HSET", "user:10086:h", "EX", "60", "id", "10086", "name", "Peter", "gender", "male", "age", "56"]), 4);
+        let fields: Vec<String> = cmd(&["HGETALL", "user:10086:h"]).query(&mut con).unwrap();
+        assert_eq!(fields, ["id", "10086", "name", "Peter", "gender", "male", "age", "56"]);
+        assert!((59_000..=60_000).contains(&pttl(&mut con, "user:10086:h")));
+        // A binary file, byte-exact, with the built-ins.
+        let mut file = b"\x89PNG\r\n\x1a\n".to_vec();
+        file.extend(0..=255u8);
+        let _: () = redis::cmd("SET").arg("file:logo").arg(&file).arg("EX").arg(60).query(&mut con).unwrap();
+        assert_eq!(bulk(&mut con, &["GET", "file:logo"]), Some(file));
+        assert_eq!(text(&mut con, &["CACHE.GETJSON", "absent"]), None);
+    }
+
+    fn json_is_checked_minified_and_kept_exactly(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let document = "{ \"z\" : 1,\n \"big\": 123456789012345678901234567890.000, \"small\": 1e-400,\n \"text\": \"caf\u{e9} \\u65e5\u{672c} \\\"q\\\" \u{1F600}\", \"a\": [ true, null, -0 ] }";
+        let _: String = cmd(&["CACHE.SETJSON", "doc", document]).query(&mut con).unwrap();
+        let stored = text(&mut con, &["GET", "doc"]).unwrap();
+        assert_eq!(
+            stored,
+            "{\"z\":1,\"big\":123456789012345678901234567890.000,\"small\":1e-400,\"text\":\"caf\u{e9} \u{65e5}\u{672c} \\\"q\\\" \u{1F600}\",\"a\":[true,null,-0]}"
+        );
+        assert_eq!(pttl(&mut con, "doc"), -1);
+        // Projection keeps the order asked for and the values as written.
+        assert_eq!(
+            text(&mut con, &["CACHE.GETJSON", "doc", "field", "text", "big"]).as_deref(),
+            Some("{\"text\":\"caf\u{e9} \u{65e5}\u{672c} \\\"q\\\" \u{1F600}\",\"big\":123456789012345678901234567890.000}")
+        );
+        // Any JSON value may be stored; only objects can be projected.
+        let _: String = cmd(&["CACHE.SETJSON", "list", "[1, 2]"]).query(&mut con).unwrap();
+        assert_eq!(text(&mut con, &["CACHE.GETJSON", "list"]).as_deref(), Some("[1,2]"));
+        let got = error(&mut con, &cmd(&["CACHE.GETJSON", "list", "FIELD", "a"]));
+        assert_eq!(got, "ERR the value is not a JSON object");
+    }
+
+    fn nx_xx_and_ttl_behave_like_set(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(cmd(&["CACHE.SETJSON", "k", "1", "XX"]).query::<Value>(&mut con).unwrap(), Value::Nil);
+        assert_eq!(int(&mut con, &["EXISTS", "k"]), 0);
+        let _: String = cmd(&["CACHE.SETJSON", "k", "1", "NX", "PX", "60000"]).query(&mut con).unwrap();
+        assert_eq!(cmd(&["CACHE.SETJSON", "k", "2", "nx"]).query::<Value>(&mut con).unwrap(), Value::Nil);
+        assert_eq!(text(&mut con, &["GET", "k"]).as_deref(), Some("1"));
+        // XX replaces the value and, like SET, drops the old TTL.
+        let _: String = cmd(&["CACHE.SETJSON", "k", "2", "XX"]).query(&mut con).unwrap();
+        assert_eq!(text(&mut con, &["GET", "k"]).as_deref(), Some("2"));
+        assert_eq!(pttl(&mut con, "k"), -1);
+        // Like SET, it replaces a value of another type.
+        let _: i64 = cmd(&["RPUSH", "l", "x"]).query(&mut con).unwrap();
+        let _: String = cmd(&["CACHE.SETJSON", "l", "{}", "EX", "100"]).query(&mut con).unwrap();
+        assert_eq!(text(&mut con, &["GET", "l"]).as_deref(), Some("{}"));
+        // Expiry.
+        let _: String = cmd(&["CACHE.SETJSON", "short", "true", "PX", "50"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["CACHE.HSET", "shorth", "PX", "50", "f", "v"]), 1);
+        wait_until("the short entries expired", || int(&mut con, &["EXISTS", "short", "shorth"]) == 0);
+    }
+
+    fn cache_hset_counts_like_hset_and_resets_the_ttl(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["CACHE.HSET", "h", "EX", "100", "a", "1", "b", "2"]), 2);
+        assert!((99_000..=100_000).contains(&pttl(&mut con, "h")));
+        // Existing fields are replaced, not counted; a repeated field counts once.
+        assert_eq!(int(&mut con, &["CACHE.HSET", "h", "px", "5000", "a", "9", "c", "3", "c", "4"]), 1);
+        let fields: Vec<String> = cmd(&["HGETALL", "h"]).query(&mut con).unwrap();
+        assert_eq!(fields, ["a", "9", "b", "2", "c", "4"]);
+        assert!((4_000..=5_000).contains(&pttl(&mut con, "h")));
+        assert_eq!(int(&mut con, &["HSET", "h2", "a", "1", "a", "2"]), int(&mut con, &["CACHE.HSET", "h3", "EX", "9", "a", "1", "a", "2"]));
+    }
+
+    fn every_error_changes_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: i64 = cmd(&["RPUSH", "list", "x"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "text", "not json"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "json", "{\"a\":1}", "EX", "1000"]).query(&mut con).unwrap();
+        let snapshot = digest(&mut con);
+        let syntax = "ERR syntax error";
+        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+        let arity = |name: &str| format!("ERR wrong number of arguments for '{name}' command");
+        let cases: Vec<(Vec<&str>, String)> = vec![
+            (vec!["CACHE.SETJSON", "json", "{\"a\": [1, 2,, 3]}"], "ERR invalid JSON: expected value at line 1 column 13".into()),
+            (vec!["CACHE.SETJSON", "json", "{\"a\":1"], "ERR invalid JSON: EOF while parsing an object at line 1 column 6".into()),
+            (vec!["CACHE.SETJSON", "json", "{\"a\":1}\n}"], "ERR invalid JSON: trailing characters at line 2 column 1".into()),
+            (vec!["CACHE.SETJSON", "json", ""], "ERR invalid JSON".into()),
+            (vec!["CACHE.SETJSON", "json", "1", "EX", "0"], "ERR invalid expire time in 'cache.setjson' command".into()),
+            (vec!["CACHE.SETJSON", "json", "1", "PX", "-1"], "ERR invalid expire time in 'cache.setjson' command".into()),
+            (vec!["CACHE.SETJSON", "json", "1", "EX", "ten"], "ERR value is not an integer or out of range".into()),
+            (vec!["CACHE.SETJSON", "json", "1", "EX", "1", "PX", "1"], syntax.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "NX", "XX"], syntax.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "NX", "NX"], syntax.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "KEEPTTL"], syntax.into()),
+            (vec!["CACHE.SETJSON", "json"], arity("cache.setjson")),
+            (vec!["CACHE.GETJSON", "list"], wrongtype.into()),
+            (vec!["CACHE.GETJSON", "text"], "ERR the value is not JSON".into()),
+            (vec!["CACHE.GETJSON", "text", "FIELD", "a"], "ERR the value is not JSON".into()),
+            (vec!["CACHE.GETJSON", "json", "FIELD"], syntax.into()),
+            (vec!["CACHE.GETJSON", "json", "FIELDS", "a"], syntax.into()),
+            (vec!["CACHE.GETJSON"], arity("cache.getjson")),
+            (vec!["CACHE.HSET", "list", "EX", "10", "f", "v"], wrongtype.into()),
+            (vec!["CACHE.HSET", "text", "EX", "10", "f", "v"], wrongtype.into()),
+            (vec!["CACHE.HSET", "h", "EX", "10", "f", "v", "g"], arity("cache.hset")),
+            (vec!["CACHE.HSET", "h", "EX", "10", "f"], arity("cache.hset")),
+            (vec!["CACHE.HSET", "h", "TTL", "10", "f", "v"], syntax.into()),
+            (vec!["CACHE.HSET", "h", "f", "v", "g", "w"], syntax.into()),
+            (vec!["CACHE.HSET", "h", "EX", "0", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
+            (vec!["CACHE.HSET", "h", "PX", "9223372036854775807", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
+            (vec!["CACHE.HSET", "h", "PX", "1.5", "f", "v"], "ERR value is not an integer or out of range".into()),
+        ];
+        for (words, expected) in &cases {
+            let got = error(&mut con, &cmd(words));
+            assert!(got.starts_with(expected.as_str()), "{words:?}: {got}");
+        }
+        assert_eq!(digest(&mut con), snapshot);
+    }
+
+    fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
+        use rand::Rng;
+        let server = Server::start(flavor);
+        let commands: &[&[u8]] = &[b"CACHE.SETJSON", b"CACHE.GETJSON", b"CACHE.HSET", b"cache.hset"];
+        let words: &[&[u8]] = &[
+            b"k", b"list", b"text", b"h", b"EX", b"PX", b"NX", b"XX", b"FIELD", b"60", b"0", b"-1",
+            b"{\"a\":1}", b"[1,", b"\xff", b"", b"9223372036854775807", b"a", b"null",
+        ];
+        let setup = |con: &mut Connection| {
+            let _: i64 = cmd(&["RPUSH", "list", "x"]).query(con).unwrap();
+            let _: () = cmd(&["SET", "text", "{\"a\":[1,2]}"]).query(con).unwrap();
+        };
+        harness::fuzz(&server, 0xcac4e, 2_000, setup, |rng| {
+            let mut argv = vec![pick(rng, commands)];
+            for _ in 0..rng.random_range(0..8) {
+                argv.push(pick(rng, words));
+            }
+            argv
+        });
+    }
+
+    fn replica_and_aof_hold_exactly_the_primary_data(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let keys = cache_workload(&mut con);
+        pair.sync();
+        let mut replica = pair.replica.con();
+        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
+        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
+        assert!(!stats.to_lowercase().contains("cache."), "{stats}");
+        drop(pair);
+        harness::aof_round_trip(flavor, |_, con| cache_workload(con));
+    }
+
+    fn command_metadata_is_complete(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for words in [
+            vec!["COMMAND", "GETKEYS", "CACHE.SETJSON", "k", "{}", "EX", "5", "NX"],
+            vec!["COMMAND", "GETKEYS", "CACHE.GETJSON", "k", "FIELD", "a", "b"],
+            vec!["COMMAND", "GETKEYS", "CACHE.HSET", "k", "EX", "5", "f", "v"],
+        ] {
+            let keys: Vec<String> = cmd(&words).query(&mut con).unwrap();
+            assert_eq!(keys, ["k"], "{words:?}");
+        }
+        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "CACHE.HSET"]).query::<Value>(&mut con).unwrap());
+        for expected in ["Sets hash fields and the key's TTL", "field", "value", "multiple", "EX", "PX"] {
+            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
+        }
+        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "CACHE.SETJSON"]).query::<Value>(&mut con).unwrap());
+        for expected in ["NX", "XX", "pure-token", "expiration"] {
+            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
+        }
+    }
+}
+
+/// Every CACHE write, with and without TTLs; returns the keys it touched.
+fn cache_workload(con: &mut Connection) -> Vec<String> {
+    let _: String = cmd(&["CACHE.SETJSON", "c:user", USER, "EX", "600"])
+        .query(con)
+        .unwrap();
+    let _: String = cmd(&["CACHE.SETJSON", "c:forever", "[1, 2.50, \"x\"]"])
+        .query(con)
+        .unwrap();
+    let _: String = cmd(&["CACHE.SETJSON", "c:forever", "{\"b\": 2}", "XX"])
+        .query(con)
+        .unwrap();
+    let _: String = cmd(&[
+        "CACHE.SETJSON",
+        "c:ms",
+        "123456789012345678901234567890",
+        "PX",
+        "700000",
+    ])
+    .query(con)
+    .unwrap();
+    assert_eq!(
+        int(
+            con,
+            &[
+                "CACHE.HSET",
+                "c:hash",
+                "EX",
+                "600",
+                "id",
+                "10086",
+                "name",
+                "Peter"
+            ]
+        ),
+        2
+    );
+    assert_eq!(
+        int(
+            con,
+            &[
+                "CACHE.HSET",
+                "c:hash",
+                "PX",
+                "900000",
+                "name",
+                "Paul",
+                "age",
+                "56"
+            ]
+        ),
+        1
+    );
+    ["c:user", "c:forever", "c:ms", "c:hash"]
+        .iter()
+        .map(|k| k.to_string())
+        .collect()
+}
