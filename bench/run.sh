@@ -3,7 +3,8 @@
 # recipe as a Lua script and the client-side recipe, on each server, in one
 # run, side by side as ratios. Rounds are interleaved and the median is kept,
 # so a burst of load on a shared machine hits all rows alike.
-# IDGEN rows come from redis-benchmark; LOCK rows from examples/lock_bench.rs
+# IDGEN and ARTICLE rows come from redis-benchmark; LOCK rows and the CACHE.HSET
+# transaction row from examples/bench_driver.rs
 # (acquire/release pairs and 16-client contention need a driver).
 # FAMILIES="article lock" make bench runs only those families' rows.
 # Each __rand_int__ is drawn on its own, so a slug with two of them does not
@@ -18,9 +19,10 @@ pipeline=${PIPELINE:-16}
 rounds=${ROUNDS:-5}
 idgen_results=bench/results/idgen.md
 article_results=bench/results/article.md
+cache_results=bench/results/cache.md
 lock_results=bench/results/lock.md
-driver=$PWD/target/release/examples/lock_bench
-cargo build --release --quiet --example lock_bench
+driver=$PWD/target/release/examples/bench_driver
+cargo build --release --quiet --example bench_driver
 
 # The Lua recipe of IDGEN.NEXT key COUNT n: take n IDs, return the first.
 next_lua='local last = redis.call("INCRBY", KEYS[1], ARGV[1]) return last - ARGV[1] + 1'
@@ -124,6 +126,22 @@ article_rows() { # label, port
   echo "| | \`ARTICLE.VIEW\` | ${best[8]} | **$(ratio "${best[8]}" "${best[7]}")× HINCRBY** (target ≥ 0.8) |"
 }
 
+# A 1 KB JSON document without spaces (redis-benchmark splits words).
+json_doc() {
+  python3 -c 'import json; print(json.dumps({"id": 10086, "name": "Peter", "tags": ["t%d" % i for i in range(60)], "bio": "x" * 500}, separators=(",", ":")))'
+}
+
+cache_rows() { # label, port
+  local label=$1 port=$2 doc
+  doc=$(json_doc)
+  medians "$port" "" \
+    "SET page:__rand_int__ $doc EX 60" \
+    "CACHE.SETJSON page:__rand_int__ $doc EX 60"
+  echo "| $label | \`SET key <1 KB JSON> EX 60\` | ${best[0]} | |"
+  echo "| | \`CACHE.SETJSON key <1 KB JSON> EX 60\` | ${best[1]} | **$(ratio "${best[1]}" "${best[0]}")× SET** (checks and minifies the JSON) |"
+  "$driver" "$port" "" cache-hset
+}
+
 machine() {
   local cpu
   cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -136,15 +154,16 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-idgen article lock} "
+families=" ${FAMILIES:-idgen article lock cache} "
 wants() { [[ $families == *" $1 "* ]]; }
 
-idgen_table=() article_table=() release_table=() contention_table=()
+idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
   if wants idgen; then idgen_table+=("$(idgen_rows "$label" "$port")"); fi
   if wants article; then article_table+=("$(article_rows "$label" "$port")"); fi
+  if wants cache; then cache_table+=("$(cache_rows "$label" "$port")"); fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
@@ -178,6 +197,21 @@ wants article && {
   printf '%s\n' "${article_table[@]}"
 } | tee "$article_results.tmp"
 wants article && mv "$article_results.tmp" "$article_results"
+
+wants cache && {
+  echo "# CACHE benchmark"
+  echo
+  machine
+  echo "\`SET\`/\`CACHE.SETJSON\`: redis-benchmark, $clients clients, pipeline $pipeline, $requests requests per"
+  echo "run, random keys, median of $rounds interleaved rounds. The 4-field hash with a TTL: 8 clients"
+  echo "pipelining 64 writes each over a bare RESP connection (examples/bench_driver.rs), median of 3"
+  echo "rounds of 2 s; the transaction is MULTI, HSET, EXPIRE, EXEC."
+  echo
+  echo "| server | command | requests/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${cache_table[@]}"
+} | tee "$cache_results.tmp"
+wants cache && mv "$cache_results.tmp" "$cache_results"
 
 wants lock && {
   echo "# LOCK benchmark"

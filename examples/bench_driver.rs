@@ -1,7 +1,8 @@
-//! The LOCK benchmark driver behind `make bench` (see bench/run.sh): prints
-//! Markdown table rows for one running server.
+//! The benchmark driver behind `make bench` for what `redis-benchmark` cannot
+//! express (see bench/run.sh): prints Markdown table rows for one running
+//! server.
 //!
-//! `lock_bench <port> <label> release` — acquire+release cycles and releases
+//! `bench_driver <port> <label> release` — acquire+release cycles and releases
 //! per second, for each way of releasing an owner-token lock:
 //! `LOCK.RELEASEIF`, `DELIFEQ` (if the server has it), the compare-and-delete
 //! Lua script by `EVALSHA`, and the WATCH/GET/MULTI/DEL/EXEC client recipe.
@@ -11,11 +12,15 @@
 //! pipeline; the WATCH recipe must read before it writes, so it takes two
 //! round trips per lock.
 //!
-//! `lock_bench <port> <label> contention` — 16 clients, one lock, each
+//! `bench_driver <port> <label> contention` — 16 clients, one lock, each
 //! holding it 1 ms, asking again at once or after 1 ms of other work:
 //! acquisitions per second, the wait before each (p50, p99, max) and the
 //! acquisitions of the least served client, for `LOCK.ACQUIRE … WAIT` and for
 //! polling `SET NX PX` every 100 ms (redis-py's `Lock` style).
+//!
+//! `bench_driver <port> <label> cache-hset` — writes per second of a 4-field
+//! hash with its TTL: `CACHE.HSET` against the MULTI/HSET/EXPIRE/EXEC
+//! pipeline it replaces, THREADS clients pipelining BATCH writes each.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -420,6 +425,65 @@ fn contention_rows(port: u16, label: &str) {
     }
 }
 
+/// Writes per second of one way to write a 4-field hash with a 60 s TTL.
+fn hash_rate(port: u16, transaction: bool) -> f64 {
+    let started = Instant::now();
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            thread::spawn(move || {
+                let mut con = Raw::connect(port);
+                let mut request = Vec::new();
+                for i in 0..BATCH {
+                    let key = format!("bench:cache:{t}:{i}");
+                    let fields = [
+                        "id", "10086", "name", "Peter", "gender", "male", "age", "56",
+                    ];
+                    if transaction {
+                        let mut hset = vec!["HSET", key.as_str()];
+                        hset.extend(fields);
+                        encode(&mut request, &["MULTI"]);
+                        encode(&mut request, &hset);
+                        encode(&mut request, &["EXPIRE", &key, "60"]);
+                        encode(&mut request, &["EXEC"]);
+                    } else {
+                        let mut command = vec!["CACHE.HSET", key.as_str(), "EX", "60"];
+                        command.extend(fields);
+                        encode(&mut request, &command);
+                    }
+                }
+                // MULTI +OK, two +QUEUED, EXEC's *2 with its two integers.
+                let lines = if transaction { 6 * BATCH } else { BATCH };
+                let mut writes = 0;
+                while started.elapsed().as_secs_f64() < RELEASE_SECONDS {
+                    con.exchange(&request, lines);
+                    writes += BATCH;
+                }
+                writes
+            })
+        })
+        .collect();
+    let writes: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    writes as f64 / started.elapsed().as_secs_f64()
+}
+
+fn cache_rows(port: u16, label: &str) {
+    let (mut module, mut pipeline) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        module.push(hash_rate(port, false));
+        pipeline.push(hash_rate(port, true));
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let (module, pipeline) = (median(&mut module), median(&mut pipeline));
+    println!("| {label} | MULTI/HSET/EXPIRE/EXEC (4 fields) | {pipeline:.0} | |");
+    println!(
+        "| | `CACHE.HSET … EX 60` (4 fields) | {module:.0} | **{:.2}×** the pipeline |",
+        module / pipeline
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(port), Some(label), Some(mode)) = (
@@ -427,12 +491,13 @@ fn main() {
         args.get(2),
         args.get(3),
     ) else {
-        eprintln!("usage: lock_bench <port> <label> release|contention");
+        eprintln!("usage: bench_driver <port> <label> release|contention|cache-hset");
         std::process::exit(2);
     };
     match mode.as_str() {
         "release" => release_rows(port, label),
         "contention" => contention_rows(port, label),
+        "cache-hset" => cache_rows(port, label),
         other => {
             eprintln!("unknown mode {other}");
             std::process::exit(2);
