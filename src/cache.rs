@@ -53,25 +53,7 @@ fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if (nx.is_some() && exists) || (xx.is_some() && !exists) {
         return Ok(RedisValue::Null);
     }
-    if exists && key.kind() != Kind::String {
-        key.delete();
-    }
-    key.set_string(&minified)?;
-    let expire_at = ttl.map(|ms| now_ms().saturating_add(ms));
-    key.set_expire_at(expire_at);
-    let (name_word, value) = (Word::Arg(*name), Word::Bytes(&minified));
-    match expire_at {
-        Some(at) => replicate(
-            ctx,
-            c"SET",
-            &[name_word, value, Word::Token(c"PXAT"), Word::Int(at)],
-        ),
-        None => replicate(ctx, c"SET", &[name_word, value]),
-    }
-    key.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
-    if expire_at.is_some() {
-        key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-    }
+    key.set_value(&minified, ttl.map(|ms| now_ms().saturating_add(ms)))?;
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 

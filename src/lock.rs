@@ -168,8 +168,8 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         fence_key.integer()?;
     }
     match holder {
-        Holder::Nobody => grant(ctx, &lock, fence_key.as_ref(), token, lease, false),
-        Holder::Caller => grant(ctx, &lock, fence_key.as_ref(), token, lease, true),
+        Holder::Nobody => grant(&lock, fence_key.as_ref(), token, lease, false),
+        Holder::Caller => grant(&lock, fence_key.as_ref(), token, lease, true),
         Holder::Other => {
             let Some(wait) = wait.filter(|_| may_block(ctx)) else {
                 return Ok(RedisValue::Null);
@@ -206,7 +206,6 @@ enum Holder {
 /// token). Everything is checked before anything is written. Replicated as
 /// `SET key token [PXAT t]` and `SET fencekey n KEEPTTL`.
 fn grant(
-    ctx: &Context,
     lock: &Key,
     fence: Option<&Key>,
     token: &[u8],
@@ -223,22 +222,7 @@ fn grant(
             )),
         },
     };
-    let expire_at = lease.map(|ms| now_ms().saturating_add(ms));
-    lock.set_string(token)?;
-    lock.set_expire_at(expire_at);
-    let (name, value) = (Word::Arg(lock.name()), Word::Bytes(token));
-    match expire_at {
-        Some(at) => replicate(
-            ctx,
-            c"SET",
-            &[name, value, Word::Token(c"PXAT"), Word::Int(at)],
-        ),
-        None => replicate(ctx, c"SET", &[name, value]),
-    }
-    lock.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
-    if expire_at.is_some() {
-        lock.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-    }
+    lock.set_value(token, lease.map(|ms| now_ms().saturating_add(ms)))?;
     match (fence, fencing) {
         (Some(fence), Some((value, true))) => {
             fence.store_integer(value)?;
@@ -386,14 +370,7 @@ fn serve(ctx: &Context, id: &LockId) {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        let reply = grant(
-            ctx,
-            &lock,
-            fence.as_ref(),
-            &request.token,
-            request.lease,
-            false,
-        );
+        let reply = grant(&lock, fence.as_ref(), &request.token, request.lease, false);
         drop(fence);
         drop(lock);
         // A refused grant (the fence key changed type meanwhile) answers that

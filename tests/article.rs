@@ -7,7 +7,7 @@ mod harness;
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use harness::{cmd, digest, error, int, pick, Cluster, Connection, Replicated, Server, Value};
+use harness::{cmd, digest, error, int, Cluster, Connection, Server, Value};
 
 fn value(con: &mut Connection, words: &[&str]) -> Value {
     cmd(words)
@@ -283,7 +283,6 @@ server_tests! {
     }
 
     fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
-        use rand::Rng;
         let server = Server::start(flavor);
         let commands: &[&[u8]] = &[
             b"ARTICLE.CREATE", b"ARTICLE.GET", b"ARTICLE.UPDATE", b"ARTICLE.SETSLUG",
@@ -297,25 +296,11 @@ server_tests! {
             let _: () = cmd(&["SET", "str", "x"]).query(con).unwrap();
             let _: () = cmd(&["HSET", "idx", "taken", "other"]).query(con).unwrap();
         };
-        harness::fuzz(&server, 0xa271, 2_000, setup, |rng| {
-            let mut argv = vec![pick(rng, commands)];
-            for _ in 0..rng.random_range(0..9) {
-                argv.push(pick(rng, words));
-            }
-            argv
-        });
+        harness::fuzz(&server, 0xa271, 2_000, setup, |rng| harness::random_command(rng, commands, words, 8));
     }
 
     fn replica_and_aof_hold_exactly_the_primary_data(flavor) {
-        let pair = Replicated::start(flavor);
-        let mut con = pair.primary.con();
-        let keys = article_workload(&mut con);
-        pair.sync();
-        let mut replica = pair.replica.con();
-        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
-        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
-        assert!(!stats.to_lowercase().contains("article."), "{stats}");
-        drop(pair);
+        harness::replica_converges(flavor, "article.", |_, con| article_workload(con));
         let server = harness::aof_round_trip(flavor, |_, con| article_workload(con));
         let mut con = server.con();
         assert_eq!(int(&mut con, &["ARTICLE.VIEW", "{w}:1"]), 4);

@@ -4,7 +4,7 @@
 
 mod harness;
 
-use harness::{cmd, digest, error, int, pick, wait_until, Connection, Replicated, Server, Value};
+use harness::{cmd, digest, error, int, wait_until, Connection, Server, Value};
 
 const USER: &str = r#"{"id":10086,"name":"Peter","gender":"male","age":56}"#;
 
@@ -161,7 +161,6 @@ server_tests! {
     }
 
     fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
-        use rand::Rng;
         let server = Server::start(flavor);
         let commands: &[&[u8]] = &[b"CACHE.SETJSON", b"CACHE.GETJSON", b"CACHE.HSET", b"cache.hset"];
         let words: &[&[u8]] = &[
@@ -172,25 +171,11 @@ server_tests! {
             let _: i64 = cmd(&["RPUSH", "list", "x"]).query(con).unwrap();
             let _: () = cmd(&["SET", "text", "{\"a\":[1,2]}"]).query(con).unwrap();
         };
-        harness::fuzz(&server, 0xcac4e, 2_000, setup, |rng| {
-            let mut argv = vec![pick(rng, commands)];
-            for _ in 0..rng.random_range(0..8) {
-                argv.push(pick(rng, words));
-            }
-            argv
-        });
+        harness::fuzz(&server, 0xcac4e, 2_000, setup, |rng| harness::random_command(rng, commands, words, 7));
     }
 
     fn replica_and_aof_hold_exactly_the_primary_data(flavor) {
-        let pair = Replicated::start(flavor);
-        let mut con = pair.primary.con();
-        let keys = cache_workload(&mut con);
-        pair.sync();
-        let mut replica = pair.replica.con();
-        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
-        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
-        assert!(!stats.to_lowercase().contains("cache."), "{stats}");
-        drop(pair);
+        harness::replica_converges(flavor, "cache.", |_, con| cache_workload(con));
         harness::aof_round_trip(flavor, |_, con| cache_workload(con));
     }
 

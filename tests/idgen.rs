@@ -198,15 +198,7 @@ server_tests! {
     }
 
     fn replica_holds_exactly_the_primary_values(flavor) {
-        let pair = Replicated::start(flavor);
-        let mut con = pair.primary.con();
-        let keys = mixed_workload(&mut con);
-        pair.sync();
-        let mut replica = pair.replica.con();
-        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
-        // The replica saw effects, never the module's own commands.
-        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
-        assert!(!stats.to_lowercase().contains("idgen"), "{stats}");
+        harness::replica_converges(flavor, "idgen", |_, con| mixed_workload(con));
     }
 
     fn aof_restart_restores_exactly_the_same_values(flavor) {

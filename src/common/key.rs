@@ -114,6 +114,31 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
+    /// Makes the key the string `value` with its TTL ending at `expire_at` (or
+    /// none), as `SET key value [PXAT t]` does — a value of another type is
+    /// replaced — and replicates exactly that, with the absolute time.
+    pub fn set_value(&self, value: &[u8], expire_at: Option<i64>) -> Result<(), RedisError> {
+        if !matches!(self.kind(), Kind::Empty | Kind::String) {
+            self.delete();
+        }
+        self.set_string(value)?;
+        self.set_expire_at(expire_at);
+        let (name, word) = (Word::Arg(self.name), Word::Bytes(value));
+        match expire_at {
+            Some(at) => replicate(
+                self.ctx,
+                c"SET",
+                &[name, word, Word::Token(c"PXAT"), Word::Int(at)],
+            ),
+            None => replicate(self.ctx, c"SET", &[name, word]),
+        }
+        self.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
+        if expire_at.is_some() {
+            self.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+        }
+        Ok(())
+    }
+
     /// Replaces the string value in place (creating the key if empty), keeping
     /// its TTL, as `INCR` does.
     pub fn set_string(&self, value: &[u8]) -> Result<(), RedisError> {

@@ -573,3 +573,40 @@ pub fn keyspace_events(
         })
         .collect()
 }
+
+/// A random command for [`fuzz`]: one of `commands`, then up to `most` words.
+pub fn random_command(
+    rng: &mut rand::rngs::StdRng,
+    commands: &[&[u8]],
+    words: &[&[u8]],
+    most: usize,
+) -> Vec<Vec<u8>> {
+    use rand::Rng;
+    let mut argv = vec![pick(rng, commands)];
+    for _ in 0..rng.random_range(0..=most) {
+        argv.push(pick(rng, words));
+    }
+    argv
+}
+
+/// Runs `workload` on a primary with a replica, and checks that the replica
+/// holds exactly the primary's data for the keys it returns (and the whole
+/// dataset's digest), and that it received effects, never the module's own
+/// commands (`prefix`, e.g. `"lock."`).
+pub fn replica_converges<K: AsRef<str>>(
+    flavor: Flavor,
+    prefix: &str,
+    workload: impl FnOnce(&Server, &mut Connection) -> Vec<K>,
+) {
+    let pair = Replicated::start(flavor);
+    let mut con = pair.primary.con();
+    let keys = workload(&pair.primary, &mut con);
+    pair.sync();
+    let mut replica = pair.replica.con();
+    assert_eq!(state(&mut con, &keys), state(&mut replica, &keys));
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(&mut replica)
+        .unwrap();
+    assert!(!stats.to_lowercase().contains(prefix), "{stats}");
+}
