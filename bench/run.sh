@@ -32,7 +32,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 rps() { # port, command words… → requests per second
   local port=$1; shift
   redis-benchmark -p "$port" -c "$clients" -P "$pipeline" -n "$requests" -r 1000000000 --csv "$@" 2>/dev/null |
-    awk -F'","' 'NR == 2 { printf "%d\n", $2 }'
+    awk -F, 'NR == 2 { v = $(NF - 6); gsub(/"/, "", v); printf "%d\n", v }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -105,7 +105,7 @@ return 1'
 article_rows() { # label, port
   local label=$1 port=$2 sha fields="title hello content some-body-text author peter"
   sha=$(redis-cli -p "$port" script load "$create_lua")
-  medians "$port" "ARTICLE.CREATE art:read $fields" \
+  medians "$port" "ARTICLE.CREATE art:read hello some-body-text peter" \
     "HSET art:__rand_int__ $fields created_at 1700000000000" \
     "ARTICLE.CREATE art:__rand_int__ hello some-body-text peter" \
     "MSETNX art:__rand_int__:title hello art:__rand_int__:content some-body-text art:__rand_int__:author peter art:__rand_int__:created_at 1700000000000" \
