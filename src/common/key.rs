@@ -5,11 +5,12 @@
 use std::ffi::CStr;
 use std::os::raw::c_int;
 use std::ptr;
+use std::sync::Mutex;
 
 use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg, NOT_AN_INTEGER};
-use super::replicate::{replicate, Word};
+use super::replicate::{create_string, replicate, Word};
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -274,19 +275,37 @@ pub enum Field<'f> {
 
 impl Field<'_> {
     fn flags(&self) -> c_int {
-        match self {
-            Field::Arg(_) => raw::REDISMODULE_HASH_NONE as c_int,
-            Field::Name(_) => raw::REDISMODULE_HASH_CFIELDS as c_int,
-        }
+        raw::REDISMODULE_HASH_NONE as c_int
     }
 
     fn as_ptr(&self) -> *mut raw::RedisModuleString {
         match self {
             Field::Arg(arg) => arg.as_ptr(),
-            // With REDISMODULE_HASH_CFIELDS the server reads a C string here.
-            Field::Name(name) => name.as_ptr().cast_mut().cast(),
+            // A made-once string: no allocation per lookup, as C-string
+            // field names (REDISMODULE_HASH_CFIELDS) would cost.
+            Field::Name(name) => fixed_string(name),
         }
     }
+}
+
+/// The server strings of fixed words (field names, replicated tokens), by the
+/// address of their text. The server only reads them or takes references, so
+/// one string serves every call; each is made once and kept for the life of
+/// the module.
+static FIXED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+pub fn fixed_string(text: &'static CStr) -> *mut raw::RedisModuleString {
+    let address = text.as_ptr() as usize;
+    let mut fixed = FIXED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&(_, string)) = fixed.iter().find(|(at, _)| *at == address) {
+        return string as *mut raw::RedisModuleString;
+    }
+    // Without a context the string is not freed with any call's context.
+    let string = create_string(ptr::null_mut(), text.to_bytes());
+    fixed.push((address, string as usize));
+    string
 }
 
 /// A string the module created or was handed ownership of; freed on drop.

@@ -5,11 +5,11 @@
 //! module version.
 
 use std::ffi::CStr;
-use std::sync::Mutex;
 
 use redis_module::{raw, Context};
 
 use super::args::Arg;
+use super::key::fixed_string;
 use crate::api;
 
 /// One argument of a replicated command.
@@ -41,7 +41,7 @@ pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
                 created[at] = true;
                 unsafe { api!(RedisModule_CreateStringFromLongLong)(raw_ctx, value) }
             }
-            Word::Token(token) => token_string(token),
+            Word::Token(token) => fixed_string(token),
             Word::Bytes(bytes) => {
                 created[at] = true;
                 create_string(raw_ctx, bytes)
@@ -67,25 +67,9 @@ pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
     }
 }
 
-fn create_string(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) -> *mut raw::RedisModuleString {
+pub(super) fn create_string(
+    ctx: *mut raw::RedisModuleCtx,
+    bytes: &[u8],
+) -> *mut raw::RedisModuleString {
     unsafe { api!(RedisModule_CreateString)(ctx, bytes.as_ptr().cast(), bytes.len()) }
-}
-
-/// The server strings of fixed words, by the address of their text. The
-/// server only takes references to a replicated word, so one string serves
-/// every call; each is made once and kept for the life of the module.
-static TOKENS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-
-fn token_string(token: &'static CStr) -> *mut raw::RedisModuleString {
-    let address = token.as_ptr() as usize;
-    let mut tokens = TOKENS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(&(_, string)) = tokens.iter().find(|(at, _)| *at == address) {
-        return string as *mut raw::RedisModuleString;
-    }
-    // Without a context the string is not freed with any call's context.
-    let string = create_string(std::ptr::null_mut(), token.to_bytes());
-    tokens.push((address, string as usize));
-    string
 }
