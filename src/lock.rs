@@ -492,16 +492,17 @@ extern "C" fn on_keyspace_event(
     })
 }
 
-/// `FLUSHDB`/`FLUSHALL` delete keys without per-key events: check every lock
-/// that has waiters.
-extern "C" fn on_flush(
+/// `FLUSHDB`/`FLUSHALL` and `SWAPDB` change keys without per-key events:
+/// check every lock that has waiters.
+extern "C" fn on_databases_changed(
     ctx: *mut raw::RedisModuleCtx,
-    _event: raw::RedisModuleEvent,
+    event: raw::RedisModuleEvent,
     subevent: u64,
     _data: *mut c_void,
 ) {
-    if subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END || QUEUE_COUNT.load(Ordering::Relaxed) == 0
-    {
+    let flush_started = event.id == raw::REDISMODULE_EVENT_FLUSHDB
+        && subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END;
+    if flush_started || QUEUE_COUNT.load(Ordering::Relaxed) == 0 {
         return;
     }
     guard((), || {
@@ -515,11 +516,19 @@ extern "C" fn on_flush(
 
 /// Called once at load.
 pub fn init(ctx: &Context) {
-    let event = raw::RedisModuleEvent {
-        id: raw::REDISMODULE_EVENT_FLUSHDB,
-        dataver: 1,
-    };
-    unsafe { api!(RedisModule_SubscribeToServerEvent)(ctx.get_raw(), event, Some(on_flush)) };
+    for id in [
+        raw::REDISMODULE_EVENT_FLUSHDB,
+        raw::REDISMODULE_EVENT_SWAPDB,
+    ] {
+        let event = raw::RedisModuleEvent { id, dataver: 1 };
+        unsafe {
+            api!(RedisModule_SubscribeToServerEvent)(
+                ctx.get_raw(),
+                event,
+                Some(on_databases_changed),
+            )
+        };
+    }
 }
 
 const LOCK_KEY_FLAGS: u32 = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS;

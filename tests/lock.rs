@@ -310,6 +310,7 @@ server_tests! {
             vec!["RENAME", "q", "elsewhere"],
             vec!["PEXPIRE", "q", "1"],
             vec!["FLUSHALL"],
+            vec!["SWAPDB", "0", "1"],
         ]
         .into_iter()
         .enumerate()
