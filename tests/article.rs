@@ -309,11 +309,7 @@ server_tests! {
     fn command_metadata_is_complete(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let keys = |con: &mut Connection, words: &[&str]| -> Vec<String> {
-            let mut full = vec!["COMMAND", "GETKEYS"];
-            full.extend_from_slice(words);
-            cmd(&full).query(con).unwrap()
-        };
+        let keys = harness::getkeys;
         assert_eq!(keys(&mut con, &["ARTICLE.CREATE", "a", "t", "c", "au"]), ["a"]);
         assert_eq!(keys(&mut con, &["ARTICLE.CREATE", "a", "t", "c", "au", "SLUG", "s", "x"]), ["a", "s"]);
         assert_eq!(keys(&mut con, &["ARTICLE.CREATE", "a", "SLUG", "c", "au", "SLUG", "s", "x"]), ["a", "s"]);

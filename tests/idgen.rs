@@ -211,14 +211,13 @@ server_tests! {
     fn command_metadata_is_complete(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.NEXT", "gen", "FIELD", "f", "COUNT", "3"])
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(keys, ["gen"]);
-        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.RESERVE", "gen", "5"]).query(&mut con).unwrap();
-        assert_eq!(keys, ["gen"]);
-        let keys: Vec<String> = cmd(&["COMMAND", "GETKEYS", "IDGEN.CURRENT", "gen"]).query(&mut con).unwrap();
-        assert_eq!(keys, ["gen"]);
+        for words in [
+            &["IDGEN.NEXT", "gen", "FIELD", "f", "COUNT", "3"][..],
+            &["IDGEN.RESERVE", "gen", "5"],
+            &["IDGEN.CURRENT", "gen"],
+        ] {
+            assert_eq!(harness::getkeys(&mut con, words), ["gen"], "{words:?}");
+        }
 
         let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "IDGEN.NEXT"]).query::<Value>(&mut con).unwrap());
         for expected in ["summary", "Takes the next ID", "complexity", "O(1)", "since", "0.1.0", "recipes", "COUNT", "FIELD"] {

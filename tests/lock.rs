@@ -403,11 +403,7 @@ server_tests! {
     fn command_metadata_is_complete(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let keys = |con: &mut Connection, words: &[&str]| -> Vec<String> {
-            let mut full = vec!["COMMAND", "GETKEYS"];
-            full.extend_from_slice(words);
-            cmd(&full).query(con).unwrap()
-        };
+        let keys = harness::getkeys;
         assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "t"]), ["l"]);
         assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "t", "PX", "5", "WAIT", "9", "FENCE", "f"]), ["l", "f"]);
         assert_eq!(keys(&mut con, &["LOCK.ACQUIRE", "l", "FENCE", "fence", "f"]), ["l", "f"]);

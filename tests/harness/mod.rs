@@ -610,3 +610,12 @@ pub fn replica_converges<K: AsRef<str>>(
         .unwrap();
     assert!(!stats.to_lowercase().contains(prefix), "{stats}");
 }
+
+/// What `COMMAND GETKEYS` finds in a command.
+pub fn getkeys(con: &mut Connection, words: &[&str]) -> Vec<String> {
+    let mut command = redis::cmd("COMMAND");
+    command.arg("GETKEYS").arg(words);
+    command
+        .query(con)
+        .unwrap_or_else(|e| panic!("COMMAND GETKEYS {words:?}: {e}"))
+}
