@@ -13,7 +13,9 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::command::{
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+};
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{replicate, Word};
 use crate::common::reply;
@@ -401,14 +403,6 @@ fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::Integer(1))
 }
 
-const ARTICLE_WRITE: KeySpec = KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RW
-        | raw::REDISMODULE_CMD_KEY_ACCESS
-        | raw::REDISMODULE_CMD_KEY_UPDATE,
-    begin: BeginSearch::Index(1),
-};
-const INDEX_WRITE: u32 =
-    raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
 /// The article, and the slug index after `SLUG` (searched after the author).
 const CREATE_KEYS: &[KeySpec] = &[
     KeySpec {
@@ -416,22 +410,19 @@ const CREATE_KEYS: &[KeySpec] = &[
         begin: BeginSearch::Index(1),
     },
     KeySpec {
-        flags: INDEX_WRITE,
+        flags: UPDATED,
         begin: BeginSearch::Keyword {
             keyword: c"SLUG",
             from: 5,
         },
     },
 ];
-const READ_ARTICLE: &[KeySpec] = &[KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-    begin: BeginSearch::Index(1),
-}];
-const WRITE_ARTICLE: &[KeySpec] = &[ARTICLE_WRITE];
+const READ_ARTICLE: &[KeySpec] = &[READS_FIRST];
+const WRITE_ARTICLE: &[KeySpec] = &[UPDATES_FIRST];
 const SETSLUG_KEYS: &[KeySpec] = &[
-    ARTICLE_WRITE,
+    UPDATES_FIRST,
     KeySpec {
-        flags: INDEX_WRITE,
+        flags: UPDATED,
         begin: BeginSearch::Index(2),
     },
 ];

@@ -11,7 +11,7 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
-use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{replicate, Word};
 use crate::common::time::{now_ms, ttl_ms};
@@ -137,10 +137,7 @@ const WRITE_KEY: &[KeySpec] = &[KeySpec {
     flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE,
     begin: BeginSearch::Index(1),
 }];
-const READ_KEY: &[KeySpec] = &[KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-    begin: BeginSearch::Index(1),
-}];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const HASH_KEY: &[KeySpec] = &[KeySpec {
     flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
     begin: BeginSearch::Index(1),

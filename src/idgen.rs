@@ -10,7 +10,7 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::key::{Field, Key, OwnedString};
 use crate::common::replicate::{replicate, Word};
 use crate::entry;
@@ -134,16 +134,8 @@ fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::Integer(generator.last()?))
 }
 
-const WRITE_KEY: &[KeySpec] = &[KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RW
-        | raw::REDISMODULE_CMD_KEY_ACCESS
-        | raw::REDISMODULE_CMD_KEY_UPDATE,
-    begin: BeginSearch::Index(1),
-}];
-const READ_KEY: &[KeySpec] = &[KeySpec {
-    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-    begin: BeginSearch::Index(1),
-}];
+const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -33,7 +33,9 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 use crate::api;
 use crate::common::args::{parse_options, single, string_bytes, Arg, OptSpec, SYNTAX_ERROR};
 use crate::common::block::{after_notification, may_block, Parked, ParkedId, Timer, Waitlist};
-use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec};
+use crate::common::command::{
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, UPDATED, UPDATES_FIRST,
+};
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::panic::guard;
 use crate::common::replicate::{replicate, Word};
@@ -531,16 +533,11 @@ pub fn init(ctx: &Context) {
     }
 }
 
-const LOCK_KEY_FLAGS: u32 = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS;
-const LOCK_KEY: KeySpec = KeySpec {
-    flags: LOCK_KEY_FLAGS | raw::REDISMODULE_CMD_KEY_UPDATE,
-    begin: BeginSearch::Index(1),
-};
 /// The lock, and the fence counter after `FENCE` (searched from the options).
 const ACQUIRE_KEYS: &[KeySpec] = &[
-    LOCK_KEY,
+    UPDATES_FIRST,
     KeySpec {
-        flags: LOCK_KEY_FLAGS | raw::REDISMODULE_CMD_KEY_UPDATE,
+        flags: UPDATED,
         begin: BeginSearch::Keyword {
             keyword: c"FENCE",
             from: 3,
@@ -548,10 +545,12 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
     },
 ];
 const RELEASE_KEY: &[KeySpec] = &[KeySpec {
-    flags: LOCK_KEY_FLAGS | raw::REDISMODULE_CMD_KEY_DELETE,
+    flags: raw::REDISMODULE_CMD_KEY_RW
+        | raw::REDISMODULE_CMD_KEY_ACCESS
+        | raw::REDISMODULE_CMD_KEY_DELETE,
     begin: BeginSearch::Index(1),
 }];
-const EXTEND_KEY: &[KeySpec] = &[LOCK_KEY];
+const EXTEND_KEY: &[KeySpec] = &[UPDATES_FIRST];
 
 const LEASE: &[ArgSpec] = &[
     ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),

@@ -128,6 +128,22 @@ fn report_key_positions(ctx: *mut raw::RedisModuleCtx, args: &[Arg], key_specs: 
     }
 }
 
+/// Key flags of a key read and changed in place (as `INCR`'s).
+pub const UPDATED: u32 =
+    raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
+
+/// The first argument, a key read and changed in place.
+pub const UPDATES_FIRST: KeySpec = KeySpec {
+    flags: UPDATED,
+    begin: BeginSearch::Index(1),
+};
+
+/// The first argument, a key only read.
+pub const READS_FIRST: KeySpec = KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+    begin: BeginSearch::Index(1),
+};
+
 /// A key spec: how the server, `COMMAND GETKEYS` and cluster clients find one
 /// key (or one run of keys) in the arguments.
 pub struct KeySpec {
