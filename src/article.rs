@@ -196,9 +196,9 @@ fn get<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
                 .map(|(field, value)| (*field, value.as_bytes())),
         )));
     }
-    let pairs: Vec<(&[u8], &[u8])> = fields
+    let pairs: Vec<(&[u8], reply::Value)> = fields
         .iter()
-        .map(|(field, value)| (field.to_bytes(), value.as_bytes()))
+        .map(|(field, value)| (field.to_bytes(), reply::Value::Bytes(value.as_bytes())))
         .collect();
     Ok(reply::map(ctx, &pairs))
 }

@@ -338,6 +338,18 @@ required_api!(
     RedisModule_ReplyWithMap,
     RedisModule_ReplyWithStringBuffer,
     RedisModule_KeyAtPos,
+    RedisModule_ModuleTypeGetType,
+    RedisModule_ModuleTypeGetValue,
+    RedisModule_ModuleTypeSetValue,
+    RedisModule_ReplicateVerbatim,
+    RedisModule_SaveUnsigned,
+    RedisModule_LoadUnsigned,
+    RedisModule_IsIOError,
+    RedisModule_EmitAOF,
+    RedisModule_DigestAddLongLong,
+    RedisModule_DigestEndSequence,
+    RedisModule_ReplyWithNull,
+    RedisModule_ReplyWithLongLong,
 );
 
 pub fn check_api() -> Result<(), String> {

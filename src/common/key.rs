@@ -168,6 +168,43 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
+    /// The value of a key holding the module data type `ty`, `None` for an
+    /// empty key; a key of any other type is `WRONGTYPE`.
+    pub fn typed_value<T>(
+        &mut self,
+        ty: *mut raw::RedisModuleType,
+    ) -> Result<Option<&mut T>, RedisError> {
+        if self.kind() == Kind::Empty {
+            return Ok(None);
+        }
+        if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
+            return Err(RedisError::WrongType);
+        }
+        // SAFETY: a value of type `ty` is always a `T` (the caller's pairing),
+        // owned by the key, and borrowed here no longer than the key is open.
+        Ok(unsafe {
+            api!(RedisModule_ModuleTypeGetValue)(self.inner)
+                .cast::<T>()
+                .as_mut()
+        })
+    }
+
+    /// Makes the (empty) key hold `value` as the module data type `ty`.
+    pub fn set_typed_value<T>(
+        &self,
+        ty: *mut raw::RedisModuleType,
+        value: Box<T>,
+    ) -> Result<(), RedisError> {
+        let value = Box::into_raw(value);
+        let set = unsafe { api!(RedisModule_ModuleTypeSetValue)(self.inner, ty, value.cast()) };
+        if set != raw::REDISMODULE_OK as c_int {
+            // SAFETY: the server refused it, so the box is still ours.
+            drop(unsafe { Box::from_raw(value) });
+            return Err(RedisError::Str("ERR could not store the value"));
+        }
+        Ok(())
+    }
+
     /// The absolute expiry time in Unix milliseconds, `None` without a TTL.
     pub fn expire_at(&self) -> Option<i64> {
         if self.inner.is_null() {

@@ -25,30 +25,32 @@ pub enum Word<'a> {
     Bytes(&'a [u8]),
 }
 
-/// The most words a replicated command has; more is a programming error.
-const MAX_WORDS: usize = 16;
+/// Words a replicated command has without a heap allocation.
+const INLINE_WORDS: usize = 16;
 
 /// Sends `command words…` to replicas and the AOF once the running command
 /// ends (inside one MULTI/EXEC with any other effect it replicates).
 pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
     let raw_ctx = ctx.get_raw();
-    let mut argv = [std::ptr::null_mut::<raw::RedisModuleString>(); MAX_WORDS];
-    let mut created = [false; MAX_WORDS];
-    for (at, word) in words.iter().take(MAX_WORDS).enumerate() {
-        argv[at] = match *word {
+    let mut inline = [std::ptr::null_mut::<raw::RedisModuleString>(); INLINE_WORDS];
+    let mut heap = Vec::new();
+    let argv: &mut [*mut raw::RedisModuleString] = match inline.get_mut(..words.len()) {
+        Some(argv) => argv,
+        None => {
+            heap.resize(words.len(), std::ptr::null_mut());
+            &mut heap
+        }
+    };
+    for (slot, word) in argv.iter_mut().zip(words) {
+        *slot = match *word {
             Word::Arg(arg) => arg.as_ptr(),
-            Word::Int(value) => {
-                created[at] = true;
-                unsafe { api!(RedisModule_CreateStringFromLongLong)(raw_ctx, value) }
-            }
+            Word::Int(value) => unsafe {
+                api!(RedisModule_CreateStringFromLongLong)(raw_ctx, value)
+            },
             Word::Token(token) => fixed_string(token),
-            Word::Bytes(bytes) => {
-                created[at] = true;
-                create_string(raw_ctx, bytes)
-            }
+            Word::Bytes(bytes) => create_string(raw_ctx, bytes),
         };
     }
-    let count = words.len().min(MAX_WORDS);
     // The server takes its own references to the strings ("v" format), and
     // fails only for an unknown command name, which is fixed in our code.
     unsafe {
@@ -57,11 +59,11 @@ pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
             command.as_ptr(),
             c"v".as_ptr(),
             argv.as_mut_ptr(),
-            count, // size_t
+            argv.len(), // size_t
         )
     };
-    for (string, created) in argv.iter().zip(created) {
-        if created {
+    for (string, word) in argv.iter().zip(words) {
+        if matches!(word, Word::Int(_) | Word::Bytes(_)) {
             unsafe { api!(RedisModule_FreeString)(raw_ctx, *string) };
         }
     }
