@@ -5,8 +5,10 @@ mod article;
 mod cache;
 mod common;
 mod idgen;
+mod idpool;
 mod lock;
 
+use idpool::POOL_TYPE;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
@@ -23,14 +25,19 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
     }
     common::panic::install_hook();
     // Each command signals exactly the keys it changed (see `Key::written`),
-    // so a WATCH is not aborted by a command that changed nothing.
-    ctx.set_module_options(ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED);
+    // so a WATCH is not aborted by a command that changed nothing. A short
+    // read of a stored value (a truncated `RESTORE` payload) is reported to
+    // the loader, which refuses it, instead of stopping the server.
+    ctx.set_module_options(
+        ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED | ModuleOptions::HANDLE_IO_ERRORS,
+    );
     lock::init(ctx);
     let families = [
         idgen::COMMANDS,
         lock::COMMANDS,
         article::COMMANDS,
         cache::COMMANDS,
+        idpool::COMMANDS,
     ];
     for commands in families {
         if common::command::register(ctx, commands) == Status::Err {
@@ -44,7 +51,7 @@ redis_module! {
     name: "recipes",
     version: 1,
     allocator: (Allocator, Allocator {}),
-    data_types: [],
+    data_types: [POOL_TYPE],
     init: init,
     commands: [],
 }

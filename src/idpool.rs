@@ -1,0 +1,627 @@
+//! IDPOOL: cyclic ID allocation from a bounded pool, with leases that expire.
+//!
+//! A pool is a key of the module data type `rr-idpool`: the IDs 1..=max
+//! handed out in turn, each leased until an absolute time of the primary's
+//! clock or forever (see `idpool/pool.rs` for the rules and `idpool/tree.rs`
+//! for the O(log n) structure). It costs memory per live lease, not per ID.
+//!
+//! Writes are decided here and replicated as their effect: `IDPOOL.APPLY key
+//! max next [FREE id]… [LEASE id at]…` sets the bounds, frees and leases
+//! exactly as the primary chose, with absolute expiry times (`at`, 0 for
+//! never), so a replica or an AOF replay whose clock differs still ends in
+//! the primary's state. As with keys that expire, only the primary removes
+//! ended leases (when a write touches the pool) and replicates the removal.
+
+mod pool;
+mod tree;
+
+use std::ffi::CStr;
+use std::os::raw::{c_int, c_void};
+use std::ptr;
+
+use redis_module::native_types::RedisType;
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+
+use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::key::{Key, Kind};
+use crate::common::panic::{guard, log_warning};
+use crate::common::replicate::{replicate, Word};
+use crate::common::reply::{self, Value};
+use crate::common::time::{now_ms, ttl_ms};
+use crate::{api, entry};
+use pool::{valid_expiry, Pool, FOREVER};
+
+/// The version of the stored form, written with every value.
+const ENCODING_VERSION: i32 = 1;
+
+pub static POOL_TYPE: RedisType = RedisType::new(
+    "rr-idpool",
+    ENCODING_VERSION,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: Some(aof_rewrite),
+        mem_usage: Some(mem_usage),
+        digest: Some(digest),
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: Some(free_effort),
+        unlink: None,
+        copy: Some(copy),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    },
+);
+
+fn pool_type() -> *mut raw::RedisModuleType {
+    *POOL_TYPE.raw_type.borrow()
+}
+
+const TTL: OptSpec = OptSpec::valued("TTL");
+const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
+
+/// The server's clock, in Unix milliseconds.
+fn now() -> u64 {
+    now_ms().max(0) as u64
+}
+
+/// A pool size argument: 1..=4294967295.
+fn parse_max(arg: Arg) -> Result<u32, RedisError> {
+    u32::try_from(arg.to_i64()?)
+        .ok()
+        .filter(|&max| max >= 1)
+        .ok_or(RedisError::Str("ERR max must be between 1 and 4294967295"))
+}
+
+/// An ID argument of a pool of `1..=max`.
+fn parse_id(arg: Arg, max: u32) -> Result<u32, RedisError> {
+    u32::try_from(arg.to_i64()?)
+        .ok()
+        .filter(|id| (1..=max).contains(id))
+        .ok_or_else(|| RedisError::String(format!("ERR id must be between 1 and {max}")))
+}
+
+/// A lease length in milliseconds (`TTL ms`, `ms`): a positive integer,
+/// refused as `SET … PX` refuses it.
+fn parse_ttl(command: &str, arg: Option<Arg>) -> Result<Option<u64>, RedisError> {
+    Ok(ttl_ms(command, arg, None)?.map(|ms| ms as u64))
+}
+
+/// The absolute end of a lease of `ttl` ms from `now` (never without one).
+fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
+    let Some(ttl) = ttl else { return Ok(FOREVER) };
+    now.checked_add(ttl)
+        .filter(|&at| valid_expiry(at) && at != FOREVER)
+        .ok_or_else(|| {
+            RedisError::String(format!("ERR invalid expire time in '{command}' command"))
+        })
+}
+
+/// An expiry as the replicated and rewritten commands carry it: 0 for never.
+fn wire_expiry(expiry: u64) -> i64 {
+    if expiry == FOREVER {
+        0
+    } else {
+        expiry as i64
+    }
+}
+
+/// The pool at `key`; a missing one is an error naming the key, so that a
+/// mistyped name is never taken for a full pool.
+fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
+    let name = key.name();
+    key.typed_value::<Pool>(pool_type())?.ok_or_else(|| {
+        // Escaped to printable ASCII, as error lines must be; long names cut.
+        let bytes = name.as_bytes();
+        let mut shown = bytes.get(..200).unwrap_or(bytes).escape_ascii().to_string();
+        if bytes.len() > 200 {
+            shown.push_str("...");
+        }
+        RedisError::String(format!("ERR no ID pool at key '{shown}'"))
+    })
+}
+
+/// The most IDs freed by one replicated `IDPOOL.APPLY`.
+const FREED_PER_APPLY: usize = 256;
+
+/// Replicates a write as its effect: `IDPOOL.APPLY key max next [FREE id]…
+/// [LEASE id at]` — the pool's bounds, the IDs freed (released, or reclaimed
+/// because their lease ended) and the lease set, with its absolute end.
+fn replicate_effect(
+    ctx: &Context,
+    name: Arg,
+    pool: &Pool,
+    freed: &[u32],
+    lease: Option<(u32, u64)>,
+) {
+    let bounds = [
+        Word::Arg(name),
+        Word::Int(i64::from(pool.max())),
+        Word::Int(i64::from(pool.next())),
+    ];
+    let mut chunks = freed.chunks(FREED_PER_APPLY).peekable();
+    loop {
+        let mut words = bounds.to_vec();
+        for &id in chunks.next().unwrap_or_default() {
+            words.extend([Word::Token(c"FREE"), Word::Int(i64::from(id))]);
+        }
+        let last = chunks.peek().is_none();
+        if let Some((id, expiry)) = lease.filter(|_| last) {
+            words.extend([
+                Word::Token(c"LEASE"),
+                Word::Int(i64::from(id)),
+                Word::Int(wire_expiry(expiry)),
+            ]);
+        }
+        replicate(ctx, c"IDPOOL.APPLY", &words);
+        if last {
+            break;
+        }
+    }
+}
+
+fn replicate_verbatim(ctx: &Context) {
+    unsafe { api!(RedisModule_ReplicateVerbatim)(ctx.get_raw()) };
+}
+
+/// `IDPOOL.CREATE key max [TTL ms]` → `OK`.
+fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, max, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let max = parse_max(*max)?;
+    let [ttl] = parse_options(options, &[TTL])?;
+    let ttl = parse_ttl("idpool.create", single(ttl))?;
+    let key = Key::write(ctx, *name);
+    if key.kind() != Kind::Empty {
+        return Err(RedisError::Str("BUSYKEY Target key name already exists."));
+    }
+    key.set_typed_value(pool_type(), Box::new(Pool::new(max, ttl)))?;
+    // Deterministic: the key was empty here, so it is on every replica.
+    replicate_verbatim(ctx);
+    key.written(EVENT_CLASS, c"idpool.create");
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `IDPOOL.NEXT key [TTL ms]` → the ID leased, or nil when all are leased.
+fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [ttl] = parse_options(options, &[TTL])?;
+    let ttl = parse_ttl("idpool.next", single(ttl))?;
+    let mut key = Key::write(ctx, *name);
+    let pool = existing(&mut key)?;
+    let now = now();
+    let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
+    let freed = pool.reclaim(now);
+    let taken = pool.take(expiry);
+    if taken.is_none() && freed.is_empty() {
+        // Full: nothing stored changed.
+        return Ok(RedisValue::Null);
+    }
+    replicate_effect(ctx, *name, pool, &freed, taken.map(|id| (id, expiry)));
+    let Some(id) = taken else {
+        return Ok(RedisValue::Null);
+    };
+    key.written(EVENT_CLASS, c"idpool.next");
+    Ok(RedisValue::Integer(i64::from(id)))
+}
+
+/// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
+fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, id] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut key = Key::write(ctx, *name);
+    let pool = existing(&mut key)?;
+    let id = parse_id(*id, pool.max())?;
+    let mut freed = pool.reclaim(now());
+    let released = pool.release(id);
+    if released {
+        freed.push(id);
+    }
+    if !freed.is_empty() {
+        replicate_effect(ctx, *name, pool, &freed, None);
+    }
+    if !released {
+        return Ok(RedisValue::Integer(0));
+    }
+    key.written(EVENT_CLASS, c"idpool.release");
+    Ok(RedisValue::Integer(1))
+}
+
+/// `IDPOOL.RENEW key id ms` → 1 when the ID is leased and its lease now ends
+/// `ms` from now.
+fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, id, ms] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let ttl = parse_ttl("idpool.renew", Some(*ms))?;
+    let mut key = Key::write(ctx, *name);
+    let pool = existing(&mut key)?;
+    let id = parse_id(*id, pool.max())?;
+    let now = now();
+    let expiry = expiry("idpool.renew", now, ttl)?;
+    let freed = pool.reclaim(now);
+    let renewed = pool.renew(id, expiry);
+    if renewed || !freed.is_empty() {
+        replicate_effect(ctx, *name, pool, &freed, renewed.then_some((id, expiry)));
+    }
+    if !renewed {
+        return Ok(RedisValue::Integer(0));
+    }
+    key.written(EVENT_CLASS, c"idpool.renew");
+    Ok(RedisValue::Integer(1))
+}
+
+/// `IDPOOL.RESIZE key max` → `OK`.
+fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, max] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let max = parse_max(*max)?;
+    let mut key = Key::write(ctx, *name);
+    let pool = existing(&mut key)?;
+    let now = now();
+    if let Err(leased) = pool.can_resize(now, max) {
+        return Err(RedisError::String(format!(
+            "ERR cannot shrink the pool to {max}: ID {leased} is leased"
+        )));
+    }
+    let freed = pool.reclaim(now);
+    pool.apply(max, pool.next(), &[], &[]);
+    replicate_effect(ctx, *name, pool, &freed, None);
+    key.written(EVENT_CLASS, c"idpool.resize");
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `IDPOOL.INFO key` → map of `max`, `leased` (live leases), `next`,
+/// `default_ttl` (nil when leases never end unless asked).
+fn info<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut key = Key::read(ctx, *name);
+    let pool = existing(&mut key)?;
+    let default_ttl = match pool.default_ttl() {
+        Some(ttl) => Value::Int(ttl as i64),
+        None => Value::Null,
+    };
+    Ok(reply::map(
+        ctx,
+        &[
+            (b"max", Value::Int(i64::from(pool.max()))),
+            (b"leased", Value::Int(pool.live(now()) as i64)),
+            (b"next", Value::Int(i64::from(pool.next()))),
+            (b"default_ttl", default_ttl),
+        ],
+    ))
+}
+
+/// `IDPOOL.APPLY key max next [FREE id]… [LEASE id at]…` → `OK`: a primary's
+/// decision, applied as made (`at`: absolute Unix ms, 0 for never). Only the
+/// replication stream and AOF loading may send it.
+fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, max, next, changes @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
+    if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0 {
+        return Err(RedisError::Str(
+            "ERR IDPOOL.APPLY only carries a primary's effects to replicas and the AOF; \
+             use IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
+        ));
+    }
+    let max = parse_max(*max)?;
+    let next = parse_id(*next, max)?;
+    let (mut freed, mut leases) = (Vec::new(), Vec::new());
+    let mut rest = changes;
+    while !rest.is_empty() {
+        match rest {
+            [token, id, more @ ..] if token.is("FREE") => {
+                freed.push(parse_id(*id, max)?);
+                rest = more;
+            }
+            [token, id, at, more @ ..] if token.is("LEASE") => {
+                let expiry = match at.to_i64()? {
+                    0 => FOREVER,
+                    at if at > 0 => at as u64,
+                    _ => {
+                        return Err(RedisError::Str(
+                            "ERR a lease ends at 0 (never) or a positive time",
+                        ))
+                    }
+                };
+                leases.push((parse_id(*id, max)?, expiry));
+                rest = more;
+            }
+            _ => return Err(SYNTAX_ERROR),
+        }
+    }
+    let mut key = Key::write(ctx, *name);
+    existing(&mut key)?.apply(max, next, &freed, &leases);
+    replicate_verbatim(ctx);
+    key.written(EVENT_CLASS, c"idpool.apply");
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+// ---- the data type's callbacks -------------------------------------------
+
+/// # Safety
+/// `value` is a pool the server holds for this type.
+unsafe fn pool_ref<'v>(value: *const c_void) -> Option<&'v Pool> {
+    value.cast::<Pool>().as_ref()
+}
+
+/// Stored form (version 1): max, next, default TTL (0: none), lease count,
+/// then each lease's ID and expiry (`u64::MAX`: never) in increasing ID order.
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    let Some(pool) = pool_ref(value) else { return };
+    let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
+    save(u64::from(pool.max()));
+    save(u64::from(pool.next()));
+    save(pool.default_ttl().unwrap_or(0));
+    save(pool.stored());
+    for (id, expiry) in pool.leases() {
+        save(u64::from(id));
+        save(expiry);
+    }
+}
+
+/// Reads a stored pool, checking everything: a truncated or hostile payload
+/// (`RESTORE` of anything) is refused, never trusted.
+unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        if encver != ENCODING_VERSION {
+            log_warning(&format!(
+                "<recipes> refusing an ID pool stored in encoding version {encver}"
+            ));
+            return ptr::null_mut();
+        }
+        match load(rdb) {
+            Ok(pool) => Box::into_raw(Box::new(pool)).cast(),
+            Err(why) => {
+                log_warning(&format!("<recipes> refusing a stored ID pool: {why}"));
+                ptr::null_mut()
+            }
+        }
+    })
+}
+
+unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+    const SHORT: &str = "truncated";
+    let read = || {
+        let n = api!(RedisModule_LoadUnsigned)(rdb);
+        if api!(RedisModule_IsIOError)(rdb) != 0 {
+            Err(SHORT)
+        } else {
+            Ok(n)
+        }
+    };
+    let max = read()?;
+    let next = read()?;
+    let default_ttl = read()?;
+    let count = read()?;
+    if count > max {
+        return Err("more leases than IDs");
+    }
+    // Grown as read: a hostile count cannot make us reserve memory.
+    let mut leases = Vec::new();
+    for _ in 0..count {
+        leases.push((read()?, read()?));
+    }
+    Pool::restore(max, next, default_ttl, leases)
+}
+
+/// Rewrites a pool as the commands that rebuild it: `IDPOOL.CREATE`, then
+/// `IDPOOL.APPLY` for the bounds and for each stored lease.
+unsafe extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    let Some(pool) = pool_ref(value) else { return };
+    let emit = api!(RedisModule_EmitAOF);
+    let (max, next) = (i64::from(pool.max()), i64::from(pool.next()));
+    match pool.default_ttl() {
+        Some(ttl) => emit(
+            aof,
+            c"IDPOOL.CREATE".as_ptr(),
+            c"slcl".as_ptr(),
+            key,
+            max,
+            c"TTL".as_ptr(),
+            ttl as i64,
+        ),
+        None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
+    }
+    emit(
+        aof,
+        c"IDPOOL.APPLY".as_ptr(),
+        c"sll".as_ptr(),
+        key,
+        max,
+        next,
+    );
+    for (id, expiry) in pool.leases() {
+        emit(
+            aof,
+            c"IDPOOL.APPLY".as_ptr(),
+            c"sllcll".as_ptr(),
+            key,
+            max,
+            next,
+            c"LEASE".as_ptr(),
+            i64::from(id),
+            wire_expiry(expiry),
+        );
+    }
+}
+
+/// `DEBUG DIGEST-VALUE`: the bounds and every stored lease. A primary and
+/// its replicas store the same leases (only the primary reclaims ended ones,
+/// and replicates that), so their digests agree, whatever their clocks.
+unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    let Some(pool) = pool_ref(value) else { return };
+    let add = |n: i64| api!(RedisModule_DigestAddLongLong)(md, n);
+    add(i64::from(pool.max()));
+    add(i64::from(pool.next()));
+    add(pool.default_ttl().unwrap_or(0) as i64);
+    api!(RedisModule_DigestEndSequence)(md);
+    for (id, expiry) in pool.leases() {
+        add(i64::from(id));
+        add(wire_expiry(expiry));
+        api!(RedisModule_DigestEndSequence)(md);
+    }
+}
+
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    pool_ref(value).map_or(0, Pool::memory)
+}
+
+unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
+    pool_ref(value).map_or(1, Pool::allocations)
+}
+
+unsafe extern "C" fn free(value: *mut c_void) {
+    if !value.is_null() {
+        drop(Box::from_raw(value.cast::<Pool>()));
+    }
+}
+
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    match pool_ref(value) {
+        Some(pool) => Box::into_raw(Box::new(pool.clone())).cast(),
+        None => ptr::null_mut(),
+    }
+}
+
+// ---- registration --------------------------------------------------------
+
+const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
+const SINCE: &CStr = c"0.2.0";
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"idpool.create",
+        entry: entry!(create, WRITE_KEY),
+        flags: c"write deny-oom",
+        acl_categories: c"write",
+        arity: -3,
+        summary: c"Creates a pool of the IDs 1..max, optionally with a default lease length in ms",
+        complexity: c"O(1)",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[
+            KEY,
+            ArgSpec::required(c"max", ArgType::Integer),
+            TTL_ARG,
+        ],
+    },
+    CommandSpec {
+        name: c"idpool.next",
+        entry: entry!(next, WRITE_KEY),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write fast",
+        arity: -2,
+        summary: c"Leases the first free ID after the last one handed out (cyclic); nil when all are leased",
+        complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, TTL_ARG],
+    },
+    CommandSpec {
+        name: c"idpool.release",
+        entry: entry!(release, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: 3,
+        summary: c"Frees a leased ID; 1 when it was leased, 0 otherwise",
+        complexity: c"O(log N) where N is the number of leases",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, ArgSpec::required(c"id", ArgType::Integer)],
+    },
+    CommandSpec {
+        name: c"idpool.renew",
+        entry: entry!(renew, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: 4,
+        summary: c"Makes a live lease end ms from now; 1 when the ID is leased, 0 otherwise",
+        complexity: c"O(log N) where N is the number of leases",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[
+            KEY,
+            ArgSpec::required(c"id", ArgType::Integer),
+            ArgSpec::required(c"ms", ArgType::Integer),
+        ],
+    },
+    CommandSpec {
+        name: c"idpool.info",
+        entry: entry!(info, READ_KEY),
+        flags: c"readonly fast",
+        acl_categories: c"read fast",
+        arity: 2,
+        summary: c"Returns a pool's max, live lease count, next search start and default lease length",
+        complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease not yet reclaimed",
+        since: SINCE,
+        key_specs: READ_KEY,
+        args: &[KEY],
+    },
+    CommandSpec {
+        name: c"idpool.resize",
+        entry: entry!(resize, WRITE_KEY),
+        flags: c"write",
+        acl_categories: c"write",
+        arity: 3,
+        summary: c"Grows a pool, or shrinks it when no live lease lies above the new max",
+        complexity: c"O(log N) where N is the number of leases",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, ArgSpec::required(c"max", ArgType::Integer)],
+    },
+    CommandSpec {
+        name: c"idpool.apply",
+        entry: entry!(apply, WRITE_KEY),
+        flags: c"write",
+        acl_categories: c"write",
+        arity: -4,
+        summary: c"Internal: applies a primary's pool decision (bounds and absolute leases) on replicas and AOF load",
+        complexity: c"O((F + L) log N) for F IDs freed and L leases given",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[
+            KEY,
+            ArgSpec::required(c"max", ArgType::Integer),
+            ArgSpec::required(c"next", ArgType::Integer),
+            ArgSpec::option(c"free", c"FREE", ArgType::Integer).multiple(),
+            ArgSpec::block(
+                c"lease",
+                c"LEASE",
+                &[
+                    ArgSpec::required(c"id", ArgType::Integer),
+                    ArgSpec::required(c"at", ArgType::Integer),
+                ],
+            )
+            .multiple(),
+        ],
+    },
+];
