@@ -79,11 +79,11 @@ server_tests! {
         let mut con = server.con();
         ok(&mut con, &["idpool.create", "p", "4"]);
         assert_eq!(info(&mut con, "p"), (4, 0, 1, None));
-        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p", "ttl", "150"]), Some(1));
+        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p", "ttl", "300"]), Some(1));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(2));
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "1", HOUR]), 1);
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "3", HOUR]), 0);
-        thread::sleep(Duration::from_millis(250));
+        thread::sleep(Duration::from_millis(400));
         // Renewed: still leased after its first lease would have ended.
         assert_eq!(info(&mut con, "p").1, 2);
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "1", "100"]), 1);
@@ -228,20 +228,28 @@ server_tests! {
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p:short", "1", "60000"]), 1);
         drop(con);
 
-        let server = harness::aof_round_trip(flavor, |_, con| {
-            pool_workload(con);
-            let _: () = cmd(&["BGREWRITEAOF"]).query(con).unwrap();
-            harness::wait_until("the AOF rewrite ends", || {
-                harness::info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-                    && harness::info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+        // With and without an RDB preamble: without, the rewrite is the
+        // type's own commands (IDPOOL.CREATE and IDPOOL.APPLY).
+        for preamble in ["yes", "no"] {
+            let server = harness::aof_round_trip_with(flavor, &["--aof-use-rdb-preamble", preamble], |_, con| {
+                pool_workload(con);
+                let _: () = cmd(&["BGREWRITEAOF"]).query(con).unwrap();
+                harness::wait_until("the AOF rewrite ends", || {
+                    harness::info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
+                        && harness::info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+                });
+                // Written after the rewrite: replayed from the AOF's tail.
+                assert_eq!(next(con, &["IDPOOL.NEXT", "p:main"]), Some(7));
+                POOL_KEYS.to_vec()
             });
-            // Written after the rewrite: replayed from the AOF's tail.
-            assert_eq!(next(con, &["IDPOOL.NEXT", "p:main"]), Some(7));
-            POOL_KEYS.to_vec()
-        });
-        let mut con = server.con();
-        assert_eq!(info(&mut con, "p:main"), (1000, 6, 8, Some(3_600_000)));
-        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p:main"]), Some(8));
+            let mut con = server.con();
+            assert_eq!(info(&mut con, "p:main"), (1000, 6, 8, Some(3_600_000)));
+            assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p:main"]), Some(8));
+            let rewritten = aof_text(server.dir());
+            assert_eq!(rewritten.contains("IDPOOL.CREATE"), preamble == "no", "{rewritten}");
+            assert!(rewritten.contains("IDPOOL.APPLY"), "{rewritten}");
+            assert!(!rewritten.contains("IDPOOL.NEXT"), "decisions are never logged: {rewritten}");
+        }
     }
 
     fn replica_holds_exactly_the_primary_pools(flavor) {
@@ -446,6 +454,22 @@ server_tests! {
             assert_eq!(int(&mut con, &["IDPOOL.RELEASE", &key, "1"]), 1);
         }
     }
+}
+
+/// Everything the AOF files of a server directory hold, as text.
+fn aof_text(dir: &std::path::Path) -> String {
+    let mut files = vec![];
+    for entry in std::fs::read_dir(dir).unwrap().chain(
+        std::fs::read_dir(dir.join("appendonlydir"))
+            .into_iter()
+            .flatten(),
+    ) {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().contains(".aof") && path.is_file() {
+            files.push(String::from_utf8_lossy(&std::fs::read(path).unwrap()).to_uppercase());
+        }
+    }
+    files.join("\n")
 }
 
 /// Pools with and without default TTLs, short and long leases, releases.

@@ -242,6 +242,11 @@ impl Server {
         self.try_connect().expect("connect to the test server")
     }
 
+    /// The server's working directory (RDB and AOF files).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
@@ -461,8 +466,19 @@ pub fn aof_round_trip<K: AsRef<str>>(
     flavor: Flavor,
     workload: impl FnOnce(&Server, &mut Connection) -> Vec<K>,
 ) -> Server {
-    let mut server =
-        Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+    aof_round_trip_with(flavor, &[], workload)
+}
+
+/// [`aof_round_trip`] with extra configuration (e.g. an AOF rewritten as
+/// commands: `--aof-use-rdb-preamble no`).
+pub fn aof_round_trip_with<K: AsRef<str>>(
+    flavor: Flavor,
+    extra: &[&str],
+    workload: impl FnOnce(&Server, &mut Connection) -> Vec<K>,
+) -> Server {
+    let mut config = vec!["--appendonly", "yes", "--appendfsync", "always"];
+    config.extend_from_slice(extra);
+    let mut server = Server::start_with(flavor, &config);
     let mut con = server.con();
     let keys = workload(&server, &mut con);
     let before = state(&mut con, &keys);
