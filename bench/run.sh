@@ -20,6 +20,7 @@ rounds=${ROUNDS:-5}
 idgen_results=bench/results/idgen.md
 article_results=bench/results/article.md
 cache_results=bench/results/cache.md
+idpool_results=bench/results/idpool.md
 lock_results=bench/results/lock.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
@@ -142,6 +143,101 @@ cache_rows() { # label, port
   "$driver" "$port" "" cache-hset
 }
 
+# IDPOOL: pools of 10,000,000 IDs, built once per server (the sorted-set
+# recipe's O(max) start-up included), then measured by the driver in
+# interleaved rounds: clients take IDs and give them back, so the
+# 99.99%-leased pool stays 99.99% leased.
+pool_size=${POOL_SIZE:-10000000}
+pool_leased=$((pool_size - pool_size / 10000))
+
+# Lua helpers that build the states: fill a pool by calling IDPOOL.NEXT, and
+# add IDs first..last to a sorted set with one score, 1,000 per ZADD.
+pool_fill_lua='for _ = 1, tonumber(ARGV[1]) do redis.call("IDPOOL.NEXT", KEYS[1]) end'
+zset_fill_lua='local batch = {}
+for id = tonumber(ARGV[1]), tonumber(ARGV[2]) do
+  batch[#batch + 1] = ARGV[3]; batch[#batch + 1] = id
+  if #batch == 2000 then redis.call("ZADD", KEYS[1], unpack(batch)); batch = {} end
+end
+if #batch > 0 then redis.call("ZADD", KEYS[1], unpack(batch)) end'
+
+# The client-side recipe as a script: every ID in a sorted set scored by the
+# end of its lease (0: never leased); take the one whose lease ended first.
+zset_next_lua='local t = redis.call("TIME")
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local free = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now, "LIMIT", 0, 1)
+if #free == 0 then return false end
+redis.call("ZADD", KEYS[1], now + ARGV[1], free[1])
+return tonumber(free[1])'
+
+# The same sorted set, handing IDs out in cyclic order as IDPOOL.NEXT does:
+# walk from the cursor, skipping live leases.
+zset_cyclic_lua='local t = redis.call("TIME")
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local max = tonumber(ARGV[1])
+local start = tonumber(redis.call("GET", KEYS[2]) or "1")
+local id = start
+repeat
+  local ends = redis.call("ZSCORE", KEYS[1], id)
+  if not ends or tonumber(ends) < now then
+    redis.call("ZADD", KEYS[1], now + ARGV[2], id)
+    redis.call("SET", KEYS[2], id % max + 1)
+    return id
+  end
+  id = id % max + 1
+until id == start
+return false'
+
+used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { print $2 + 0 }'; }
+
+fill_pool() { # port, key, count
+  local sha left=$3
+  sha=$(redis-cli -p "$1" script load "$pool_fill_lua")
+  while [ "$left" -gt 0 ]; do
+    local batch=$((left > 1000000 ? 1000000 : left))
+    redis-cli -p "$1" evalsha "$sha" 1 "$2" "$batch" >/dev/null
+    left=$((left - batch))
+  done
+}
+
+fill_zset() { # port, key, first, last, score
+  local sha from=$3
+  sha=$(redis-cli -p "$1" script load "$zset_fill_lua")
+  while [ "$from" -le "$4" ]; do
+    local to=$((from + 999999 < $4 ? from + 999999 : $4))
+    redis-cli -p "$1" evalsha "$sha" 1 "$2" "$from" "$to" "$5" >/dev/null
+    from=$((to + 1))
+  done
+}
+
+idpool_rows() { # label, port
+  local label=$1 port=$2 next_sha cyclic_sha far=9000000000000000
+  redis-cli -p "$port" flushall >/dev/null
+  next_sha=$(redis-cli -p "$port" script load "$zset_next_lua")
+  cyclic_sha=$(redis-cli -p "$port" script load "$zset_cyclic_lua")
+  redis-cli -p "$port" idpool.create pool:empty "$pool_size" >/dev/null
+  redis-cli -p "$port" idpool.create pool:full "$pool_size" >/dev/null
+  fill_pool "$port" pool:full "$pool_leased"
+  fill_zset "$port" zset:empty 1 "$pool_size" 0
+  fill_zset "$port" zset:full 1 "$pool_leased" "$far"
+  fill_zset "$port" zset:full $((pool_leased + 1)) "$pool_size" 0
+  "$driver" "$port" "$label" idpool "$next_sha" "$cyclic_sha" "$pool_size"
+  # Memory: 10M IDs, 1% leased. A synchronous flush, so that no memory is
+  # still being freed in the background while used_memory is read.
+  redis-cli -p "$port" flushall sync >/dev/null
+  local before pool_bytes pool_usage zset_bytes
+  before=$(used_memory "$port")
+  redis-cli -p "$port" idpool.create pool:mem "$pool_size" >/dev/null
+  fill_pool "$port" pool:mem $((pool_size / 100))
+  pool_bytes=$(($(used_memory "$port") - before))
+  pool_usage=$(redis-cli -p "$port" memory usage pool:mem)
+  before=$(used_memory "$port")
+  fill_zset "$port" zset:mem 1 $((pool_size / 100)) "$far"
+  fill_zset "$port" zset:mem $((pool_size / 100 + 1)) "$pool_size" 0
+  zset_bytes=$(($(used_memory "$port") - before))
+  memory_rows+=("| $label | $((pool_bytes / 1048576)) MiB (MEMORY USAGE $((pool_usage / 1048576)) MiB, $((pool_usage / (pool_size / 100))) B/lease) | $((zset_bytes / 1048576)) MiB | $(ratio "$zset_bytes" "$pool_bytes")× |")
+  redis-cli -p "$port" flushall >/dev/null
+}
+
 machine() {
   local cpu
   cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -154,16 +250,21 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-idgen article lock cache} "
+families=" ${FAMILIES:-idgen article lock cache idpool} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
+idpool_table=() memory_rows=()
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
   if wants idgen; then idgen_table+=("$(idgen_rows "$label" "$port")"); fi
   if wants article; then article_table+=("$(article_rows "$label" "$port")"); fi
   if wants cache; then cache_table+=("$(cache_rows "$label" "$port")"); fi
+  if wants idpool; then
+    idpool_rows "$label" "$port" >"$dir/idpool_rows"
+    idpool_table+=("$(cat "$dir/idpool_rows")")
+  fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
@@ -241,4 +342,34 @@ wants lock && {
   printf '%s\n' "${contention_table[@]}"
 } | tee "$lock_results.tmp"
 wants lock && mv "$lock_results.tmp" "$lock_results"
+wants idpool && {
+  echo "# IDPOOL benchmark"
+  echo
+  machine
+  echo
+  echo "## IDPOOL.NEXT"
+  echo
+  echo "Pools of 10,000,000 IDs, empty and 99.99% leased (9,999,000 IDs leased forever, the 1,000"
+  echo "others free). 8 clients each take 64 IDs in one pipeline (the timed phase: IDs taken per"
+  echo "second), then give them back, so the fill level holds; median of 3 interleaved rounds of"
+  echo "2 s (examples/bench_driver.rs, a bare RESP client). The sorted-set recipe keeps every ID in"
+  echo "a sorted set scored by the end of its lease and takes the lowest score (ZRANGEBYSCORE …"
+  echo "LIMIT 0 1 and ZADD in one script); it is not cyclic. Handing IDs out in cyclic order from"
+  echo "that set means walking from the cursor past every live lease: the last row times 3 such"
+  echo "calls right after a wrap."
+  echo
+  echo "| server | command | requests/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${idpool_table[@]}"
+  echo
+  echo "## Memory of a pool of 10,000,000 IDs, 1% leased"
+  echo
+  echo "Growth of \`used_memory\` while the pool is built (100,000 leases taken with IDPOOL.NEXT),"
+  echo "against the sorted set of every ID that the recipe needs."
+  echo
+  echo "| server | IDPOOL | sorted-set recipe | sorted set / IDPOOL |"
+  echo "|---|---:|---:|---:|"
+  printf '%s\n' "${memory_rows[@]}"
+} | tee "$idpool_results.tmp"
+wants idpool && mv "$idpool_results.tmp" "$idpool_results"
 echo "results written under bench/results/"

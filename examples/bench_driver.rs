@@ -21,6 +21,14 @@
 //! `bench_driver <port> <label> cache-hset` — writes per second of a 4-field
 //! hash with its TTL: `CACHE.HSET` against the MULTI/HSET/EXPIRE/EXEC
 //! pipeline it replaces, THREADS clients pipelining BATCH writes each.
+//!
+//! `bench_driver <port> <label> idpool <recipe-sha> <cyclic-sha> <max>` — IDs
+//! taken per second from the pools bench/run.sh built (`pool:empty`,
+//! `pool:full`, 99.99% leased) and from the sorted-set recipe's sets
+//! (`zset:empty`, `zset:full`), against `INCR`. Each of THREADS clients takes
+//! BATCH IDs (pipelined; this phase is timed), then gives them back, so at
+//! most THREADS × BATCH leases are added and the fill level holds. Then one
+//! timed call of the cyclic sorted-set script right after a wrap.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -113,6 +121,23 @@ impl Raw {
                 self.line.clear();
                 self.stream.read_line(&mut self.line).expect("read");
                 *self.line.as_bytes().first().expect("a reply line")
+            })
+            .collect()
+    }
+}
+
+impl Raw {
+    /// Sends `request` and returns the integers of its `count` replies, each
+    /// an integer or nil (`None`).
+    fn integers(&mut self, request: &[u8], count: usize) -> Vec<Option<i64>> {
+        self.exchange(request, 0);
+        (0..count)
+            .map(|_| {
+                self.line.clear();
+                self.stream.read_line(&mut self.line).expect("read");
+                let line = self.line.trim_end();
+                assert!(!line.starts_with('-'), "error reply: {line}");
+                line.strip_prefix(':').and_then(|n| n.parse().ok())
             })
             .collect()
     }
@@ -484,6 +509,197 @@ fn cache_rows(port: u16, label: &str) {
     );
 }
 
+/// One way of taking IDs: the request that takes one, and how one is given
+/// back (none for `INCR`).
+struct Taker {
+    label: &'static str,
+    take: Vec<String>,
+    give_back: Option<fn(i64) -> Vec<String>>,
+}
+
+/// IDs taken per second by THREADS clients, BATCH pipelined takes each, all
+/// taking at once (the timed phase), then all giving back.
+fn take_rate(port: u16, taker: &Taker) -> f64 {
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (barrier, stop) = (barrier.clone(), stop.clone());
+            let take: Vec<String> = taker.take.clone();
+            let give_back = taker.give_back;
+            thread::spawn(move || {
+                let mut con = Raw::connect(port);
+                let words: Vec<&str> = take.iter().map(String::as_str).collect();
+                let mut request = Vec::new();
+                for _ in 0..BATCH {
+                    encode(&mut request, &words);
+                }
+                let (mut taken, mut missed, mut time) = (0, 0, 0.0);
+                loop {
+                    if barrier.wait().is_leader()
+                        && started.elapsed().as_secs_f64() >= RELEASE_SECONDS
+                    {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    barrier.wait();
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let round = Instant::now();
+                    let ids = con.integers(&request, BATCH);
+                    barrier.wait();
+                    time += round.elapsed().as_secs_f64();
+                    // A take that found no free ID would make the rate a
+                    // lie: counted, and reported below.
+                    missed += ids.iter().filter(|id| id.is_none()).count();
+                    taken += ids.len();
+                    if let Some(give_back) = give_back {
+                        let mut back = Vec::new();
+                        for id in ids.into_iter().flatten() {
+                            let words = give_back(id);
+                            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                            encode(&mut back, &words);
+                        }
+                        con.integers(&back, BATCH);
+                    }
+                }
+                (taken, missed, time)
+            })
+        })
+        .collect();
+    let results: Vec<(usize, usize, f64)> =
+        workers.into_iter().map(|w| w.join().unwrap()).collect();
+    let taken: usize = results.iter().map(|r| r.0).sum();
+    let missed: usize = results.iter().map(|r| r.1).sum();
+    if missed > 0 {
+        eprintln!(
+            "{}: {missed} of {taken} takes found no free ID",
+            taker.label
+        );
+    }
+    taken as f64 / results[0].2
+}
+
+fn idpool_rows(port: u16, label: &str, recipe_sha: &str, cyclic_sha: &str, max: &str) {
+    let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_string).collect() };
+    let takers = [
+        Taker {
+            label: "`INCR` (the limit)",
+            take: words("INCR counter"),
+            give_back: None,
+        },
+        Taker {
+            label: "`IDPOOL.NEXT`, empty pool",
+            take: words("IDPOOL.NEXT pool:empty TTL 600000"),
+            give_back: Some(|id| {
+                vec!["IDPOOL.RELEASE".into(), "pool:empty".into(), id.to_string()]
+            }),
+        },
+        Taker {
+            label: "`IDPOOL.NEXT`, 99.99% leased",
+            take: words("IDPOOL.NEXT pool:full TTL 600000"),
+            give_back: Some(|id| vec!["IDPOOL.RELEASE".into(), "pool:full".into(), id.to_string()]),
+        },
+        Taker {
+            label: "`EVALSHA` sorted-set recipe, empty",
+            take: words(&format!("EVALSHA {recipe_sha} 1 zset:empty 600000")),
+            give_back: Some(|id| {
+                vec![
+                    "ZADD".into(),
+                    "zset:empty".into(),
+                    "0".into(),
+                    id.to_string(),
+                ]
+            }),
+        },
+        Taker {
+            label: "`EVALSHA` sorted-set recipe, 99.99% leased",
+            take: words(&format!("EVALSHA {recipe_sha} 1 zset:full 600000")),
+            give_back: Some(|id| {
+                vec![
+                    "ZADD".into(),
+                    "zset:full".into(),
+                    "0".into(),
+                    id.to_string(),
+                ]
+            }),
+        },
+    ];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); takers.len()];
+    for _ in 0..ROUNDS {
+        for (at, taker) in takers.iter().enumerate() {
+            samples[at].push(take_rate(port, taker));
+        }
+    }
+    let rates: Vec<f64> = samples
+        .into_iter()
+        .map(|mut runs| {
+            runs.sort_by(f64::total_cmp);
+            runs[runs.len() / 2]
+        })
+        .collect();
+    let [incr, empty, full, recipe_empty, recipe_full] = rates[..] else {
+        return;
+    };
+    // The cyclic walk right after a wrap: from ID 1 across every lease.
+    let mut con = connect(port);
+    let mut walk_time = 0.0;
+    const WALKS: usize = 3;
+    for _ in 0..WALKS {
+        let _: () = redis::cmd("SET")
+            .arg("zset:cursor")
+            .arg(1)
+            .query(&mut con)
+            .unwrap();
+        let started = Instant::now();
+        let id: Option<i64> = redis::cmd("EVALSHA")
+            .arg(cyclic_sha)
+            .arg(2)
+            .arg("zset:full")
+            .arg("zset:cursor")
+            .arg(max)
+            .arg(600_000)
+            .query(&mut con)
+            .unwrap();
+        walk_time += started.elapsed().as_secs_f64();
+        let id = id.expect("the cyclic walk found a free ID");
+        let _: () = redis::cmd("ZADD")
+            .arg("zset:full")
+            .arg(0)
+            .arg(id)
+            .query(&mut con)
+            .unwrap();
+    }
+    let walk = WALKS as f64 / walk_time;
+    println!("| {label} | {} | {incr:.0} | |", takers[0].label);
+    println!(
+        "| | {} | {empty:.0} | **{:.2}× INCR** (target ≥ 0.6) |",
+        takers[1].label,
+        empty / incr
+    );
+    println!(
+        "| | {} | {full:.0} | **{:.2}× INCR** (target ≥ 0.6); {:.2}× the empty pool (target ≥ 0.5) |",
+        takers[2].label,
+        full / incr,
+        full / empty
+    );
+    println!(
+        "| | {} | {recipe_empty:.0} | IDPOOL.NEXT is {:.2}× this |",
+        takers[3].label,
+        empty / recipe_empty
+    );
+    println!(
+        "| | {} | {recipe_full:.0} | IDPOOL.NEXT is **{:.2}× this** (target ≥ 10) |",
+        takers[4].label,
+        full / recipe_full
+    );
+    println!(
+        "| | `EVALSHA` sorted set in cyclic order, 99.99% leased, after a wrap | {walk:.2} | IDPOOL.NEXT is **{:.0}× this** (target ≥ 10) |",
+        full / walk
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(port), Some(label), Some(mode)) = (
@@ -491,13 +707,24 @@ fn main() {
         args.get(2),
         args.get(3),
     ) else {
-        eprintln!("usage: bench_driver <port> <label> release|contention|cache-hset");
+        eprintln!("usage: bench_driver <port> <label> release|contention|cache-hset|idpool …");
         std::process::exit(2);
     };
     match mode.as_str() {
         "release" => release_rows(port, label),
         "contention" => contention_rows(port, label),
         "cache-hset" => cache_rows(port, label),
+        "idpool" => match (args.get(4), args.get(5), args.get(6)) {
+            (Some(recipe), Some(cyclic), Some(max)) => {
+                idpool_rows(port, label, recipe, cyclic, max)
+            }
+            _ => {
+                eprintln!(
+                    "usage: bench_driver <port> <label> idpool <recipe-sha> <cyclic-sha> <max>"
+                );
+                std::process::exit(2);
+            }
+        },
         other => {
             eprintln!("unknown mode {other}");
             std::process::exit(2);

@@ -132,6 +132,51 @@ fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
+/// The IDs one write freed: a few inline (the usual case: no allocation),
+/// more on the heap.
+#[derive(Default)]
+struct Freed {
+    few: [u32; 4],
+    count: usize,
+    many: Vec<u32>,
+}
+
+impl Freed {
+    fn push(&mut self, id: u32) {
+        match self.few.get_mut(self.count) {
+            Some(slot) if self.many.is_empty() => {
+                *slot = id;
+                self.count += 1;
+            }
+            _ => {
+                if self.many.is_empty() {
+                    self.many.extend_from_slice(&self.few);
+                }
+                self.many.push(id);
+            }
+        }
+    }
+
+    fn ids(&self) -> &[u32] {
+        if self.many.is_empty() {
+            self.few.get(..self.count).unwrap_or_default()
+        } else {
+            &self.many
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids().is_empty()
+    }
+}
+
+/// Removes the pool's ended leases (a write on the primary does this first).
+fn reclaim(pool: &mut Pool, now: u64) -> Freed {
+    let mut freed = Freed::default();
+    pool.reclaim(now, |id| freed.push(id));
+    freed
+}
+
 /// Replicates a write as its effect: `IDPOOL.APPLY key max next [FREE id]…
 /// [LEASE id at]` — the pool's bounds, the IDs freed (released, or reclaimed
 /// because their lease ended) and the lease set, with its absolute end.
@@ -139,7 +184,7 @@ fn replicate_effect(
     ctx: &Context,
     name: Arg,
     pool: &Pool,
-    freed: &[u32],
+    freed: &Freed,
     lease: Option<(u32, u64)>,
 ) {
     let bounds = [
@@ -147,21 +192,40 @@ fn replicate_effect(
         Word::Int(i64::from(pool.max())),
         Word::Int(i64::from(pool.next())),
     ];
-    let mut chunks = freed.chunks(FREED_PER_APPLY).peekable();
+    let mut chunks = freed.ids().chunks(FREED_PER_APPLY).peekable();
+    // Words of one APPLY; the usual one (a lease, a freed ID or two) fits
+    // inline.
+    let mut inline = [Word::Int(0); 16];
+    let mut heap = Vec::new();
     loop {
-        let mut words = bounds.to_vec();
-        for &id in chunks.next().unwrap_or_default() {
-            words.extend([Word::Token(c"FREE"), Word::Int(i64::from(id))]);
-        }
+        let chunk = chunks.next().unwrap_or_default();
         let last = chunks.peek().is_none();
-        if let Some((id, expiry)) = lease.filter(|_| last) {
-            words.extend([
+        let lease = lease.filter(|_| last);
+        let len = bounds.len() + 2 * chunk.len() + if lease.is_some() { 3 } else { 0 };
+        let words: &mut [Word] = match inline.get_mut(..len) {
+            Some(words) => words,
+            None => {
+                heap.resize(len, Word::Int(0));
+                &mut heap
+            }
+        };
+        let frees = chunk
+            .iter()
+            .flat_map(|&id| [Word::Token(c"FREE"), Word::Int(i64::from(id))]);
+        let leased = lease.into_iter().flat_map(|(id, expiry)| {
+            [
                 Word::Token(c"LEASE"),
                 Word::Int(i64::from(id)),
                 Word::Int(wire_expiry(expiry)),
-            ]);
+            ]
+        });
+        for (slot, word) in words
+            .iter_mut()
+            .zip(bounds.into_iter().chain(frees).chain(leased))
+        {
+            *slot = word;
         }
-        replicate(ctx, c"IDPOOL.APPLY", &words);
+        replicate(ctx, c"IDPOOL.APPLY", words);
         if last {
             break;
         }
@@ -202,7 +266,7 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let pool = existing(&mut key)?;
     let now = now();
     let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
-    let freed = pool.reclaim(now);
+    let freed = reclaim(pool, now);
     let taken = pool.take(expiry);
     if taken.is_none() && freed.is_empty() {
         // Full: nothing stored changed.
@@ -224,7 +288,7 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let mut key = Key::write(ctx, *name);
     let pool = existing(&mut key)?;
     let id = parse_id(*id, pool.max())?;
-    let mut freed = pool.reclaim(now());
+    let mut freed = reclaim(pool, now());
     let released = pool.release(id);
     if released {
         freed.push(id);
@@ -251,7 +315,7 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let id = parse_id(*id, pool.max())?;
     let now = now();
     let expiry = expiry("idpool.renew", now, ttl)?;
-    let freed = pool.reclaim(now);
+    let freed = reclaim(pool, now);
     let renewed = pool.renew(id, expiry);
     if renewed || !freed.is_empty() {
         replicate_effect(ctx, *name, pool, &freed, renewed.then_some((id, expiry)));
@@ -277,7 +341,7 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             "ERR cannot shrink the pool to {max}: ID {leased} is leased"
         )));
     }
-    let freed = pool.reclaim(now);
+    let freed = reclaim(pool, now);
     pool.apply(max, pool.next(), &[], &[]);
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");

@@ -115,16 +115,15 @@ impl Pool {
     /// the primary reclaims (and replicates the removals), at the start of
     /// each write that passed its checks, so the stored leases of a primary
     /// and its replicas stay identical.
-    pub fn reclaim(&mut self, now: u64) -> Vec<u32> {
-        let mut reclaimed = Vec::new();
-        while let Some((id, expiry)) = self.leases.earliest() {
-            if expiry >= now {
+    pub fn reclaim(&mut self, now: u64, mut reclaimed: impl FnMut(u32)) {
+        // The earliest end is kept at the root: nothing to do is O(1).
+        while self.leases.earliest_expiry() < now {
+            let Some((id, _)) = self.leases.earliest() else {
                 break;
-            }
+            };
             self.leases.remove(id);
-            reclaimed.push(id);
+            reclaimed(id);
         }
-        reclaimed
     }
 
     /// Leases the first free ID at or after `next` (wrapping from max to 1)
@@ -135,9 +134,14 @@ impl Pool {
             return None;
         }
         let max = u64::from(self.max);
-        let mut id = self.leases.first_missing_from(u64::from(self.next));
-        if id > max {
-            id = self.leases.first_missing_from(1);
+        // Most often the cursor itself is free: one lookup. Otherwise count
+        // past the leased run that starts there.
+        let mut id = u64::from(self.next);
+        if self.leases.get(self.next).is_some() {
+            id = self.leases.first_missing_from(id);
+            if id > max {
+                id = self.leases.first_missing_from(1);
+            }
         }
         // Fewer than max IDs are leased, all within 1..=max: found.
         let id = u32::try_from(id).ok().filter(|&id| id <= self.max)?;
@@ -220,23 +224,23 @@ mod tests {
 
     /// A write as the primary runs it: reclaim, then decide.
     fn take(pool: &mut Pool, now: u64, expiry: u64) -> Option<u32> {
-        pool.reclaim(now);
+        pool.reclaim(now, |_| {});
         pool.take(expiry)
     }
 
     fn release(pool: &mut Pool, now: u64, id: u32) -> bool {
-        pool.reclaim(now);
+        pool.reclaim(now, |_| {});
         pool.release(id)
     }
 
     fn renew(pool: &mut Pool, now: u64, id: u32, expiry: u64) -> bool {
-        pool.reclaim(now);
+        pool.reclaim(now, |_| {});
         pool.renew(id, expiry)
     }
 
     fn resize(pool: &mut Pool, now: u64, max: u32) -> Result<(), u32> {
         pool.can_resize(now, max)?;
-        pool.reclaim(now);
+        pool.reclaim(now, |_| {});
         let next = pool.next();
         pool.apply(max, next, &[], &[]);
         Ok(())

@@ -402,6 +402,11 @@ impl Tree {
             .or_else(|| self.last_live_at(node.left, now))
     }
 
+    /// When the first lease ends (`NEVER` for none): O(1).
+    pub fn earliest_expiry(&self) -> u64 {
+        self.min_expiry(self.root)
+    }
+
     /// The lease that ends first (any one of them on a tie).
     pub fn earliest(&self) -> Option<(u32, u64)> {
         let mut at = self.root;
