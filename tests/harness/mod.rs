@@ -5,6 +5,8 @@
 //! its handle drops, also when a test fails.
 #![allow(dead_code)]
 
+pub mod resp;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -258,6 +260,17 @@ impl Server {
         if let Some(mut child) = self.child.take() {
             let _ = child.wait();
         }
+        self.start_again();
+    }
+
+    /// Kills the server with SIGKILL, as a crash or a power cut would.
+    pub fn kill9(&mut self) {
+        self.kill();
+    }
+
+    /// Starts the stopped (or killed) server again on its port and data, and
+    /// waits until the data is loaded.
+    pub fn start_again(&mut self) {
         assert!(
             self.spawn(),
             "{} did not restart; log:\n{}",
@@ -281,6 +294,17 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // A clean shutdown first, so a server run under valgrind reports its
+        // leaks; then SIGKILL whatever is left.
+        if let Some(child) = self.child.as_mut() {
+            if let Ok(mut con) = resp::Client::connect(self.port) {
+                let _ = con.send(&[b"SHUTDOWN", b"NOSAVE"]);
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                    sleep(Duration::from_millis(10));
+                }
+            }
+        }
         self.kill();
         if !std::thread::panicking() {
             let _ = std::fs::remove_dir_all(&self.dir);

@@ -1,0 +1,874 @@
+//! The module under attack, on real servers: generated bad input for every
+//! command, kill -9 with an AOF, failover to a replica, resharding in a
+//! cluster, memory pressure and ACL limits. `make test` runs these at their
+//! default sizes; `make stress` runs the fuzzer longer and under valgrind.
+//!
+//! Each test prints a `STRESS <figure> <flavor> <value>` line, which
+//! `bench/stress.sh` gathers into its report.
+
+mod harness;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use harness::resp::{Client, Reply};
+use harness::{cmd, digest, int, Cluster, Connection, Flavor, Replicated, Server, Value};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn report(figure: &str, flavor: Flavor, value: impl std::fmt::Display) {
+    println!("STRESS {figure} {} {value}", flavor.name());
+}
+
+// ---- the fuzzer ------------------------------------------------------------
+
+/// One argument of a command as `COMMAND DOCS` describes it.
+#[derive(Clone, Debug)]
+struct ArgDoc {
+    kind: String,
+    token: Option<Vec<u8>>,
+    optional: bool,
+    multiple: bool,
+    children: Vec<ArgDoc>,
+}
+
+struct CommandDoc {
+    name: String,
+    args: Vec<ArgDoc>,
+    tokens: Vec<Vec<u8>>,
+}
+
+/// A RESP2 map (a flat array of names and values) by name.
+fn fields(reply: &Reply) -> HashMap<String, Reply> {
+    reply
+        .items()
+        .chunks(2)
+        .filter_map(|pair| match pair {
+            [name, value] => Some((name.text().to_lowercase(), value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn arg_docs(reply: &Reply, tokens: &mut Vec<Vec<u8>>) -> Vec<ArgDoc> {
+    reply
+        .items()
+        .iter()
+        .map(|arg| {
+            let map = fields(arg);
+            let flags: Vec<String> = map
+                .get("flags")
+                .map_or(vec![], |f| f.items().iter().map(Reply::text).collect());
+            let token = map.get("token").map(|t| t.text().into_bytes());
+            if let Some(token) = &token {
+                tokens.push(token.clone());
+            }
+            ArgDoc {
+                kind: map.get("type").map(Reply::text).unwrap_or_default(),
+                token,
+                optional: flags.iter().any(|f| f == "optional"),
+                multiple: flags.iter().any(|f| f == "multiple"),
+                children: map.get("arguments").map_or(vec![], |a| arg_docs(a, tokens)),
+            }
+        })
+        .collect()
+}
+
+/// Every command of the module, with its arguments, from the server itself.
+fn discover(con: &mut Client) -> Vec<CommandDoc> {
+    let list = con
+        .call(&[b"COMMAND", b"LIST", b"FILTERBY", b"MODULE", b"recipes"])
+        .expect("COMMAND LIST");
+    let mut names: Vec<String> = list.items().iter().map(Reply::text).collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let docs = con
+                .call(&[b"COMMAND", b"DOCS", name.as_bytes()])
+                .expect("COMMAND DOCS");
+            let doc = docs.items().get(1).map(fields).unwrap_or_default();
+            let mut tokens = Vec::new();
+            let args = doc
+                .get("arguments")
+                .map_or(vec![], |a| arg_docs(a, &mut tokens));
+            CommandDoc { name, args, tokens }
+        })
+        .collect()
+}
+
+/// Keys of every type the fuzzer's dataset holds (and one that is absent).
+const KEYS: &[&[u8]] = &[
+    b"k:str",
+    b"k:int",
+    b"k:json",
+    b"k:hash",
+    b"k:list",
+    b"k:set",
+    b"k:zset",
+    b"k:stream",
+    b"k:pool",
+    b"k:lock",
+    b"k:absent",
+    b"",
+];
+
+const INTEGERS: &[&[u8]] = &[
+    b"0",
+    b"1",
+    b"2",
+    b"5",
+    b"-1",
+    b"100",
+    b"60000",
+    b"2147483648",
+    b"4294967295",
+    b"4294967296",
+    b"9223372036854775807",
+    b"-9223372036854775808",
+    b"9223372036854775808",
+    b"18446744073709551616",
+    b"1.5",
+    b"01",
+    b"+1",
+    b"",
+    b"abc",
+    b"\xff",
+];
+
+fn strings() -> Vec<Vec<u8>> {
+    let mut strings: Vec<Vec<u8>> = [
+        &b""[..],
+        b"x",
+        b"hello",
+        b"a b",
+        b"\xff\xfe",
+        b"\x00",
+        b"{}",
+        b"{\"a\":1,\"b\":[2]}",
+        b"[1,2",
+        b"slug-1",
+        b"\xc3\xa9t\xc3\xa9",
+        b"-_-",
+        b"\r\n",
+        b"%s%n",
+    ]
+    .iter()
+    .map(|s| s.to_vec())
+    .collect();
+    strings.push(vec![b'y'; 1000]);
+    strings
+}
+
+/// (Re)creates the dataset: a key of every type.
+fn setup(con: &mut Client) {
+    let calls: &[&[&[u8]]] = &[
+        &[b"FLUSHALL"],
+        &[b"SET", b"k:str", b"hello"],
+        &[b"SET", b"k:int", b"41"],
+        &[b"SET", b"k:json", b"{\"a\":1,\"b\":[2]}"],
+        &[b"SET", b"k:lock", b"token"],
+        &[
+            b"HSET", b"k:hash", b"title", b"t", b"views", b"3", b"slug-1", b"k:hash",
+        ],
+        &[b"RPUSH", b"k:list", b"a", b"b"],
+        &[b"SADD", b"k:set", b"a"],
+        &[b"ZADD", b"k:zset", b"1", b"a"],
+        &[b"XADD", b"k:stream", b"*", b"f", b"v"],
+        &[b"IDPOOL.CREATE", b"k:pool", b"5", b"TTL", b"600000"],
+        &[b"IDPOOL.NEXT", b"k:pool"],
+    ];
+    for call in calls {
+        let reply = con.call(call).expect("setup");
+        assert!(!reply.is_error(), "setup {:?}: {}", call, reply.text());
+    }
+}
+
+/// Keys about to expire are made persistent before each call, so that the
+/// digest compared around a failing call cannot change by expiry alone.
+const PERSIST_SOON: &[u8] = b"for _, k in ipairs(redis.call('KEYS', '*')) do \
+    local t = redis.call('PTTL', k) \
+    if t >= 0 and t < 10000 then redis.call('PERSIST', k) end end return 0";
+
+struct Generator {
+    commands: Vec<CommandDoc>,
+    strings: Vec<Vec<u8>>,
+    rng: StdRng,
+}
+
+impl Generator {
+    fn pick(&mut self, from: &[&[u8]]) -> Vec<u8> {
+        from[self.rng.random_range(0..from.len())].to_vec()
+    }
+
+    fn any_word(&mut self, tokens: &[Vec<u8>]) -> Vec<u8> {
+        match self.rng.random_range(0..4) {
+            0 if !tokens.is_empty() => tokens[self.rng.random_range(0..tokens.len())].clone(),
+            1 => self.pick(KEYS),
+            2 => self.pick(INTEGERS),
+            _ => self.strings[self.rng.random_range(0..self.strings.len())].clone(),
+        }
+    }
+
+    fn emit(&mut self, args: &[ArgDoc], out: &mut Vec<Vec<u8>>) {
+        for arg in args {
+            if arg.optional && self.rng.random_bool(0.5) {
+                continue;
+            }
+            let times = if arg.multiple {
+                self.rng.random_range(1..=3)
+            } else {
+                1
+            };
+            for _ in 0..times {
+                self.emit_one(arg, out);
+            }
+        }
+    }
+
+    fn emit_one(&mut self, arg: &ArgDoc, out: &mut Vec<Vec<u8>>) {
+        if let Some(token) = &arg.token {
+            out.push(token.clone());
+        }
+        match arg.kind.as_str() {
+            "key" => out.push(self.pick(KEYS)),
+            "integer" => out.push(self.pick(INTEGERS)),
+            "pure-token" => {}
+            "oneof" if !arg.children.is_empty() => {
+                let choice = arg.children[self.rng.random_range(0..arg.children.len())].clone();
+                self.emit_one(&choice, out);
+            }
+            "block" => {
+                let children = arg.children.clone();
+                self.emit(&children, out);
+            }
+            _ => out.push(self.strings[self.rng.random_range(0..self.strings.len())].clone()),
+        }
+    }
+
+    /// A command of the module with arguments after its documentation, then
+    /// as often as not broken: arguments dropped, added, repeated, swapped,
+    /// replaced by junk, or cut short.
+    fn argv(&mut self) -> Vec<Vec<u8>> {
+        let at = self.rng.random_range(0..self.commands.len());
+        let (name, args, tokens) = {
+            let command = &self.commands[at];
+            (
+                command.name.clone(),
+                command.args.clone(),
+                command.tokens.clone(),
+            )
+        };
+        let name = if self.rng.random_bool(0.2) {
+            name.to_uppercase()
+        } else {
+            name
+        };
+        let mut argv = vec![name.into_bytes()];
+        self.emit(&args, &mut argv);
+        if self.rng.random_bool(0.5) {
+            for _ in 0..self.rng.random_range(1..=3) {
+                let len = argv.len();
+                match self.rng.random_range(0..6) {
+                    0 if len > 1 => {
+                        argv.remove(self.rng.random_range(1..len));
+                    }
+                    1 => {
+                        let word = self.any_word(&tokens);
+                        argv.insert(self.rng.random_range(1..=len), word);
+                    }
+                    2 if len > 1 => {
+                        let word = argv[self.rng.random_range(1..len)].clone();
+                        argv.push(word);
+                    }
+                    3 if len > 2 => {
+                        let (a, b) = (self.rng.random_range(1..len), self.rng.random_range(1..len));
+                        argv.swap(a, b);
+                    }
+                    4 if len > 1 => {
+                        let word = self.any_word(&tokens);
+                        argv[self.rng.random_range(1..len)] = word;
+                    }
+                    _ => argv.truncate(self.rng.random_range(1..=len)),
+                }
+            }
+        }
+        argv
+    }
+}
+
+fn shown(argv: &[Vec<u8>]) -> String {
+    argv.iter()
+        .map(|word| format!("\"{}\"", word.escape_ascii()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `calls` generated commands; after each, the server must answer PING,
+/// and a command that failed must have left `DEBUG DIGEST` unchanged. A
+/// command that blocks (a lock wait) is freed with `CLIENT UNBLOCK`.
+/// Returns how many calls failed and how many blocked.
+fn fuzz_module(server: &Server, seed: u64, calls: usize) -> (usize, usize) {
+    let mut control = Client::connect(server.port).expect("connect");
+    let mut con = Client::connect(server.port).expect("connect");
+    let id = con.call(&[b"CLIENT", b"ID"]).expect("CLIENT ID").text();
+    let commands = discover(&mut control);
+    assert!(
+        commands.len() >= 23,
+        "only {} commands found",
+        commands.len()
+    );
+    let mut generator = Generator {
+        commands,
+        strings: strings(),
+        rng: StdRng::seed_from_u64(seed),
+    };
+    let (mut failed, mut blocked) = (0, 0);
+    for call in 0..calls {
+        if call % 500 == 0 {
+            setup(&mut control);
+        }
+        control
+            .call(&[b"EVAL", PERSIST_SOON, b"0"])
+            .expect("persist");
+        let before = control.call(&[b"DEBUG", b"DIGEST"]).expect("DEBUG DIGEST");
+        let argv = generator.argv();
+        let words: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+        let crashed = |what: &dyn std::fmt::Display| -> ! {
+            panic!(
+                "seed {seed}, call {call}: the server failed after {}: {what}\nlog:\n{}",
+                shown(&argv),
+                server.log()
+            )
+        };
+        con.send(&words).unwrap_or_else(|e| crashed(&e));
+        if !con
+            .reply_started(Duration::from_millis(20))
+            .unwrap_or_else(|e| crashed(&e))
+        {
+            // Blocked (a lock wait): unblock it; 0 if it was only slow.
+            let unblocked = control
+                .call(&[b"CLIENT", b"UNBLOCK", id.as_bytes(), b"ERROR"])
+                .unwrap_or_else(|e| crashed(&e));
+            if unblocked == Reply::Int(1) {
+                blocked += 1;
+            }
+        }
+        let reply = con.read().unwrap_or_else(|e| crashed(&e));
+        match con.call(&[b"PING"]) {
+            Ok(Reply::Status(pong)) if pong == b"PONG" => {}
+            other => crashed(&format!("{other:?}")),
+        }
+        if reply.is_error() {
+            failed += 1;
+            let after = control.call(&[b"DEBUG", b"DIGEST"]).expect("DEBUG DIGEST");
+            assert_eq!(
+                before,
+                after,
+                "seed {seed}, call {call}: {} failed ({}) but changed data",
+                shown(&argv),
+                reply.text()
+            );
+        }
+    }
+    assert!(
+        failed > calls / 10 && failed < calls,
+        "{failed} of {calls} calls failed: the generator is off"
+    );
+    assert!(
+        !server.log().contains("panic"),
+        "a command panicked:\n{}",
+        server.log()
+    );
+    (failed, blocked)
+}
+
+fn fuzz_calls() -> usize {
+    std::env::var("FUZZ_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20_000)
+}
+
+fn fuzz_seed() -> u64 {
+    std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0x5eed_2026)
+}
+
+// ---- one valid call of every command ---------------------------------------
+
+/// A valid call of each module command, keys under `app:`; the tests check
+/// that this covers every command the module registers.
+fn sample_calls() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("idgen.next", vec!["IDGEN.NEXT", "app:gen"]),
+        ("idgen.reserve", vec!["IDGEN.RESERVE", "app:gen", "100"]),
+        ("idgen.current", vec!["IDGEN.CURRENT", "app:gen"]),
+        (
+            "lock.acquire",
+            vec![
+                "LOCK.ACQUIRE",
+                "app:lock2",
+                "t",
+                "PX",
+                "60000",
+                "FENCE",
+                "app:fence",
+            ],
+        ),
+        ("lock.releaseif", vec!["LOCK.RELEASEIF", "app:lock", "t"]),
+        (
+            "lock.extend",
+            vec!["LOCK.EXTEND", "app:lock", "t", "PX", "60000"],
+        ),
+        (
+            "article.create",
+            vec![
+                "ARTICLE.CREATE",
+                "app:art2",
+                "t",
+                "c",
+                "a",
+                "SLUG",
+                "app:slugs",
+                "s2",
+            ],
+        ),
+        ("article.get", vec!["ARTICLE.GET", "app:art"]),
+        (
+            "article.update",
+            vec!["ARTICLE.UPDATE", "app:art", "TITLE", "new"],
+        ),
+        (
+            "article.setslug",
+            vec!["ARTICLE.SETSLUG", "app:art", "app:slugs", "s3"],
+        ),
+        ("article.byslug", vec!["ARTICLE.BYSLUG", "app:slugs", "s1"]),
+        ("article.view", vec!["ARTICLE.VIEW", "app:art"]),
+        (
+            "article.delete",
+            vec!["ARTICLE.DELETE", "app:art", "SLUG", "app:slugs"],
+        ),
+        (
+            "cache.setjson",
+            vec!["CACHE.SETJSON", "app:json", "{\"a\":1}", "EX", "60"],
+        ),
+        ("cache.getjson", vec!["CACHE.GETJSON", "app:json"]),
+        (
+            "cache.hset",
+            vec!["CACHE.HSET", "app:h", "EX", "60", "f", "v"],
+        ),
+        ("idpool.create", vec!["IDPOOL.CREATE", "app:pool2", "10"]),
+        ("idpool.next", vec!["IDPOOL.NEXT", "app:pool"]),
+        ("idpool.release", vec!["IDPOOL.RELEASE", "app:pool", "1"]),
+        (
+            "idpool.renew",
+            vec!["IDPOOL.RENEW", "app:pool", "1", "1000"],
+        ),
+        ("idpool.info", vec!["IDPOOL.INFO", "app:pool"]),
+        ("idpool.resize", vec!["IDPOOL.RESIZE", "app:pool", "20"]),
+        ("idpool.apply", vec!["IDPOOL.APPLY", "app:pool", "10", "1"]),
+    ]
+}
+
+/// The keys the sample calls expect to exist.
+fn sample_data(con: &mut Connection) {
+    for words in [
+        vec!["LOCK.ACQUIRE", "app:lock", "t", "PX", "60000"],
+        vec![
+            "ARTICLE.CREATE",
+            "app:art",
+            "t",
+            "c",
+            "a",
+            "SLUG",
+            "app:slugs",
+            "s1",
+        ],
+        vec!["CACHE.SETJSON", "app:json", "[1]"],
+        vec!["IDPOOL.CREATE", "app:pool", "10"],
+        vec!["IDPOOL.NEXT", "app:pool"],
+    ] {
+        let _: Value = cmd(&words)
+            .query(con)
+            .unwrap_or_else(|e| panic!("{words:?}: {e}"));
+    }
+}
+
+/// Every module command and its flags, from `COMMAND INFO`.
+fn module_commands(con: &mut Connection) -> BTreeMap<String, Vec<String>> {
+    let names: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"])
+        .query(con)
+        .unwrap();
+    names
+        .into_iter()
+        .map(|name| {
+            let info: Vec<Value> = cmd(&["COMMAND", "INFO", &name]).query(con).unwrap();
+            let flags = match info.first() {
+                Some(Value::Array(entry)) => match entry.get(2) {
+                    Some(Value::Array(flags)) | Some(Value::Set(flags)) => flags
+                        .iter()
+                        .filter_map(|f| match f {
+                            Value::SimpleString(s) => Some(s.clone()),
+                            Value::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => vec![],
+                },
+                _ => vec![],
+            };
+            (name, flags)
+        })
+        .collect()
+}
+
+fn error_of(result: redis::RedisResult<Value>) -> Option<String> {
+    match result {
+        Ok(Value::ServerError(e)) => {
+            Some(format!("{} {}", e.code(), e.details().unwrap_or_default()))
+        }
+        Ok(_) => None,
+        Err(e) => Some(format!(
+            "{} {}",
+            e.code().unwrap_or("?"),
+            e.detail().unwrap_or_default()
+        )),
+    }
+}
+
+server_tests! {
+    fn generated_arguments_never_crash_or_half_write(flavor) {
+        let server = Server::start(flavor);
+        let calls = fuzz_calls();
+        let (failed, blocked) = fuzz_module(&server, fuzz_seed(), calls);
+        assert!(blocked > 0, "no call waited for a lock");
+        report("calls_fuzzed", flavor, calls);
+        report("calls_failed", flavor, failed);
+        report("calls_blocked", flavor, blocked);
+        report("crashes", flavor, 0);
+    }
+
+    fn sample_calls_cover_every_command(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let listed: HashSet<String> = module_commands(&mut con).into_keys().collect();
+        let sampled: HashSet<String> = sample_calls().into_iter().map(|(name, _)| name.to_string()).collect();
+        assert_eq!(listed, sampled, "sample_calls() must have one call per module command");
+    }
+
+    fn kill_9_loses_nothing_acknowledged(flavor) {
+        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut con = server.con();
+        let _: () = cmd(&["IDPOOL.CREATE", "pool", "1000000"]).query(&mut con).unwrap();
+        let port = server.port;
+        let stop = Arc::new(AtomicBool::new(false));
+        let clients: Vec<_> = (0..4)
+            .map(|t| {
+                let stop = stop.clone();
+                thread::spawn(move || {
+                    let mut acked: Vec<(String, Vec<String>)> = Vec::new();
+                    let Ok(mut con) = Client::connect(port) else { return acked };
+                    for i in 0.. {
+                        if stop.load(Ordering::SeqCst) && i % 5 == 0 {
+                            break;
+                        }
+                        let (key, token) = (format!("k9:{t}:{i}"), format!("tok-{t}-{i}"));
+                        let calls: [Vec<String>; 5] = [
+                            vec!["IDGEN.NEXT".into(), "gen".into()],
+                            vec!["LOCK.ACQUIRE".into(), format!("{key}:lock"), token.clone(), "PX".into(), "600000".into()],
+                            vec!["ARTICLE.CREATE".into(), format!("{key}:art"), "title".into(), token.clone(), "author".into()],
+                            vec!["IDPOOL.NEXT".into(), "pool".into()],
+                            vec!["CACHE.SETJSON".into(), format!("{key}:json"), format!("{{\"t\":\"{token}\"}}")],
+                        ];
+                        let call = &calls[i % 5];
+                        let words: Vec<&[u8]> = call.iter().map(|w| w.as_bytes()).collect();
+                        match con.call(&words) {
+                            Ok(reply) if !reply.is_error() => {
+                                let mut record = call.clone();
+                                record.push(reply.text());
+                                acked.push((call[0].clone(), record));
+                            }
+                            _ => break,
+                        }
+                    }
+                    acked
+                })
+            })
+            .collect();
+        thread::sleep(Duration::from_millis(400));
+        server.kill9();
+        stop.store(true, Ordering::SeqCst);
+        let acked: Vec<(String, Vec<String>)> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();
+        assert!(acked.len() > 100, "only {} writes before the kill", acked.len());
+        server.start_again();
+        let mut con = server.con();
+        let mut lost = 0;
+        let mut ids = HashSet::new();
+        let mut leases = HashSet::new();
+        for (command, record) in &acked {
+            let answer = record.last().unwrap();
+            let kept = match command.as_str() {
+                "IDGEN.NEXT" => {
+                    assert!(ids.insert(answer.clone()), "ID {answer} handed out twice");
+                    int(&mut con, &["IDGEN.CURRENT", "gen"]) >= answer.parse::<i64>().unwrap()
+                }
+                "LOCK.ACQUIRE" => {
+                    let holder: Option<String> = cmd(&["GET", &record[1]]).query(&mut con).unwrap();
+                    holder.as_deref() == Some(record[2].as_str())
+                }
+                "ARTICLE.CREATE" => {
+                    let content: Option<String> = cmd(&["HGET", &record[1], "content"]).query(&mut con).unwrap();
+                    content.as_deref() == Some(record[3].as_str())
+                }
+                "IDPOOL.NEXT" => {
+                    assert!(leases.insert(answer.clone()), "pool ID {answer} handed out twice");
+                    int(&mut con, &["IDPOOL.RENEW", "pool", answer, "600000"]) == 1
+                }
+                _ => {
+                    let json: Option<String> = cmd(&["GET", &record[1]]).query(&mut con).unwrap();
+                    json.as_deref() == Some(record[2].as_str())
+                }
+            };
+            if !kept {
+                lost += 1;
+                eprintln!("lost after kill -9: {record:?}");
+            }
+        }
+        // Nothing is handed out again after the restart.
+        let next = int(&mut con, &["IDGEN.NEXT", "gen"]).to_string();
+        assert!(!ids.contains(&next), "ID {next} repeated after the restart");
+        for _ in 0..100 {
+            let id = int(&mut con, &["IDPOOL.NEXT", "pool"]).to_string();
+            assert!(!leases.contains(&id), "pool ID {id} repeated after the restart");
+        }
+        report("acknowledged_writes", flavor, acked.len());
+        report("acknowledged_writes_lost", flavor, lost);
+        assert_eq!(lost, 0);
+    }
+
+    fn failover_repeats_no_id_and_keeps_every_lock(flavor) {
+        let mut pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let acked = |con: &mut Connection| {
+            let replicas: i64 = cmd(&["WAIT", "1", "5000"]).query(con).unwrap();
+            assert_eq!(replicas, 1, "the replica did not acknowledge");
+        };
+        let mut ids = Vec::new();
+        for _ in 0..200 {
+            ids.push(int(&mut con, &["IDGEN.NEXT", "orders"]));
+            acked(&mut con);
+        }
+        let _: () = cmd(&["IDPOOL.CREATE", "seats", "500", "TTL", "600000"]).query(&mut con).unwrap();
+        let mut leased = HashSet::new();
+        for _ in 0..300 {
+            leased.insert(int(&mut con, &["IDPOOL.NEXT", "seats"]));
+        }
+        for id in 1..=50 {
+            assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "seats", &id.to_string()]), 1);
+            leased.remove(&id);
+        }
+        acked(&mut con);
+        let mut locks = Vec::new();
+        for i in 0..20 {
+            let (key, token) = (format!("lock:{i}"), format!("worker-{i}"));
+            let _: () = cmd(&["LOCK.ACQUIRE", &key, &token, "PX", "600000"]).query(&mut con).unwrap();
+            let expiry = int(&mut con, &["PEXPIRETIME", &key]);
+            locks.push((key, token, expiry));
+        }
+        acked(&mut con);
+        pair.primary.kill9();
+        let mut promoted = pair.replica.con();
+        let _: () = cmd(&["REPLICAOF", "NO", "ONE"]).query(&mut promoted).unwrap();
+        let mut repeated = 0;
+        let next = int(&mut promoted, &["IDGEN.NEXT", "orders"]);
+        if ids.contains(&next) {
+            repeated += 1;
+        }
+        assert_eq!(next, ids.iter().max().unwrap() + 1);
+        let free = 500 - leased.len();
+        for _ in 0..free {
+            let id = int(&mut promoted, &["IDPOOL.NEXT", "seats"]);
+            if leased.contains(&id) {
+                repeated += 1;
+            }
+        }
+        let full: Option<i64> = cmd(&["IDPOOL.NEXT", "seats"]).query(&mut promoted).unwrap();
+        assert_eq!(full, None, "every acknowledged lease survived, so the pool is full");
+        for (key, token, expiry) in &locks {
+            let holder: Option<String> = cmd(&["GET", key]).query(&mut promoted).unwrap();
+            assert_eq!(holder.as_deref(), Some(token.as_str()), "{key}");
+            assert_eq!(int(&mut promoted, &["PEXPIRETIME", key]), *expiry, "{key}");
+        }
+        report("ids_repeated_after_failover", flavor, repeated);
+        assert_eq!(repeated, 0);
+    }
+
+    fn resharding_moves_every_recipe_intact(flavor) {
+        let cluster = Cluster::start(flavor);
+        let mut node = cluster.nodes[0].con();
+        // Hash tags in the lowest slots, which `--cluster reshard` moves first.
+        let low_tags: Vec<String> = (0..10_000)
+            .map(|n| format!("t{n}"))
+            .filter(|tag| int(&mut node, &["CLUSTER", "KEYSLOT", &format!("{{{tag}}}")]) < 100)
+            .take(3)
+            .collect();
+        let [pool, lock, article] = [0, 1, 2].map(|i| low_tags[i].clone());
+        let keys = [
+            format!("{{{pool}}}:pool"),
+            format!("{{{lock}}}:lock"),
+            format!("{{{lock}}}:fence"),
+            format!("{{{article}}}:art"),
+            format!("{{{article}}}:slugs"),
+        ];
+        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
+        let mut con = client.get_connection().unwrap();
+        let _: () = cmd(&["IDPOOL.CREATE", &keys[0], "100", "TTL", "600000"]).query(&mut con).unwrap();
+        for expected in 1..=10 {
+            assert_eq!(int(&mut con, &["IDPOOL.NEXT", &keys[0]]), expected);
+        }
+        assert_eq!(int(&mut con, &["IDPOOL.RELEASE", &keys[0], "4"]), 1);
+        let _: () = cmd(&["LOCK.ACQUIRE", &keys[1], "worker-1", "PX", "600000", "FENCE", &keys[2]]).query(&mut con).unwrap();
+        let _: Value = cmd(&["ARTICLE.CREATE", &keys[3], "title", "body", "peter", "SLUG", &keys[4], "hello"]).query(&mut con).unwrap();
+        let snapshot = |con: &mut redis::cluster::ClusterConnection| -> Vec<(Option<Vec<u8>>, i64)> {
+            keys.iter()
+                .map(|key| {
+                    let dump: Option<Vec<u8>> = cmd(&["DUMP", key]).query(con).unwrap();
+                    (dump, int(con, &["PEXPIRETIME", key]))
+                })
+                .collect()
+        };
+        let before = snapshot(&mut con);
+        let ids: Vec<String> = cluster
+            .nodes
+            .iter()
+            .map(|n| {
+                let id: String = cmd(&["CLUSTER", "MYID"]).query(&mut n.con()).unwrap();
+                id
+            })
+            .collect();
+        let status = std::process::Command::new(harness::redis_cli())
+            .args(["--cluster", "reshard", &format!("127.0.0.1:{}", cluster.nodes[0].port)])
+            .args(["--cluster-from", &ids[0], "--cluster-to", &ids[1], "--cluster-slots", "100", "--cluster-yes"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("redis-cli --cluster reshard");
+        assert!(status.success());
+        // The keys now live on the second node.
+        let mut target = cluster.nodes[1].con();
+        for key in &keys {
+            assert_eq!(int(&mut target, &["EXISTS", key]), 1, "{key} did not move");
+        }
+        let after = snapshot(&mut con);
+        let differing = before.iter().zip(&after).filter(|(b, a)| b != a).count();
+        report("keys_differing_after_resharding", flavor, differing);
+        assert_eq!(differing, 0);
+        // And the recipes keep working through a cluster client.
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", &keys[0]]), 11);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", &keys[1], "worker-1"]), 1);
+        let owner: String = cmd(&["ARTICLE.BYSLUG", &keys[4], "hello"]).query(&mut con).unwrap();
+        assert_eq!(owner, keys[3]);
+    }
+
+    fn writes_refused_under_memory_pressure_change_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        sample_data(&mut con);
+        let commands = module_commands(&mut con);
+        let _: () = cmd(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]).query(&mut con).unwrap();
+        let _: () = cmd(&["CONFIG", "SET", "maxmemory", "1"]).query(&mut con).unwrap();
+        let before = digest(&mut con);
+        let mut refused = 0;
+        for (name, words) in sample_calls() {
+            let flags = &commands[name];
+            if !flags.iter().any(|f| f == "denyoom") {
+                continue;
+            }
+            let error = error_of(cmd(&words).query::<Value>(&mut con));
+            assert!(error.as_deref().is_some_and(|e| e.starts_with("OOM")), "{words:?}: {error:?}");
+            assert_eq!(digest(&mut con), before, "{words:?} changed data while refused");
+            refused += 1;
+        }
+        assert!(refused >= 10, "only {refused} commands are deny-oom");
+        // The article still has its slug, and writes work again with memory.
+        let owner: String = cmd(&["ARTICLE.BYSLUG", "app:slugs", "s1"]).query(&mut con).unwrap();
+        assert_eq!(owner, "app:art");
+        let _: () = cmd(&["CONFIG", "SET", "maxmemory", "0"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "app:gen"]), 1);
+    }
+
+    fn acl_limits_reach_module_commands(flavor) {
+        let server = Server::start(flavor);
+        let mut admin = server.con();
+        sample_data(&mut admin);
+        let commands = module_commands(&mut admin);
+        for rule in [
+            vec!["ACL", "SETUSER", "reader", "on", ">pw", "+@read", "~*"],
+            vec!["ACL", "SETUSER", "app", "on", ">pw", "+@all", "~app:*"],
+        ] {
+            let _: () = cmd(&rule).query(&mut admin).unwrap();
+        }
+        let login = |user: &str| {
+            redis::Client::open(format!("redis://{user}:pw@127.0.0.1:{}/", server.port))
+                .unwrap()
+                .get_connection()
+                .unwrap()
+        };
+        let categories = flavor.has_module_acl_categories(&mut admin);
+        let before = digest(&mut admin);
+        // A reader runs no write command; reads only where modules can
+        // give their commands categories (Redis 7.0 cannot: none at all).
+        let mut reader = login("reader");
+        for (name, words) in sample_calls() {
+            let error = error_of(cmd(&words).query::<Value>(&mut reader));
+            let write = commands[name].iter().any(|f| f == "write");
+            if write || !categories {
+                assert!(error.as_deref().is_some_and(|e| e.starts_with("NOPERM")), "reader ran {words:?}: {error:?}");
+            } else {
+                assert!(error.is_none(), "reader refused {words:?}: {error:?}");
+            }
+        }
+        assert_eq!(digest(&mut admin), before);
+        // Key patterns hold for every key a module command touches.
+        let mut app = login("app");
+        for words in [
+            vec!["IDGEN.NEXT", "other:gen"],
+            vec!["LOCK.ACQUIRE", "app:l", "t", "FENCE", "other:fence"],
+            vec!["ARTICLE.CREATE", "app:a", "t", "c", "a", "SLUG", "other:slugs", "s"],
+            vec!["ARTICLE.BYSLUG", "other:slugs", "s1"],
+            vec!["CACHE.SETJSON", "other:json", "1"],
+            vec!["IDPOOL.CREATE", "other:pool", "5"],
+            vec!["IDPOOL.INFO", "other:pool"],
+        ] {
+            let error = error_of(cmd(&words).query::<Value>(&mut app));
+            assert!(error.as_deref().is_some_and(|e| e.starts_with("NOPERM")), "app ran {words:?}: {error:?}");
+        }
+        assert_eq!(digest(&mut admin), before);
+        assert_eq!(int(&mut app, &["IDGEN.NEXT", "app:gen"]), 1);
+        // The categories the README states.
+        if categories {
+            let members = |category: &str, admin: &mut Connection| -> HashSet<String> {
+                cmd(&["ACL", "CAT", category]).query(admin).unwrap()
+            };
+            for (category, expected) in [
+                ("write", &["idgen.next", "lock.acquire", "article.create", "cache.setjson", "idpool.next", "idpool.create"][..]),
+                ("read", &["idgen.current", "article.get", "article.byslug", "cache.getjson", "idpool.info"][..]),
+                ("fast", &["idgen.next", "lock.releaseif", "article.view", "idpool.next", "idpool.info"][..]),
+                ("hash", &["article.create", "article.get", "cache.hset"][..]),
+                ("string", &["cache.setjson", "cache.getjson"][..]),
+                ("blocking", &["lock.acquire"][..]),
+            ] {
+                let found = members(category, &mut admin);
+                for name in expected {
+                    assert!(found.contains(*name), "{name} is not in @{category}");
+                }
+            }
+        }
+    }
+}
