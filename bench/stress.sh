@@ -24,7 +24,7 @@ mkdir -p "$work/valgrind"
 cat >"$work/valkey-server" <<WRAPPER
 #!/bin/sh
 exec valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
-  --num-callers=30 --log-file=$work/valgrind/memcheck-%p.log "$VALKEY_SERVER" "\$@"
+  --suppressions=$PWD/bench/valgrind.supp --num-callers=30 --log-file=$work/valgrind/memcheck-%p.log "$VALKEY_SERVER" "\$@"
 WRAPPER
 chmod +x "$work/valkey-server"
 tests=()
@@ -33,7 +33,7 @@ for suite in $memcheck_tests; do tests+=(--test "$suite"); done
 # slack valgrind needs from the harness's own timeouts.
 memcheck_status=0
 FUZZ_CALLS=2000 VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
-  cargo test --release "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
+  cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 
 logs=("$work"/valgrind/memcheck-*.log)

@@ -547,7 +547,10 @@ server_tests! {
         let server = Server::start(flavor);
         let calls = fuzz_calls();
         let (failed, blocked) = fuzz_module(&server, fuzz_seed(), calls);
-        assert!(blocked > 0, "no call waited for a lock");
+        // About one call in two thousand waits for a lock.
+        if calls >= 10_000 {
+            assert!(blocked > 0, "no call waited for a lock");
+        }
         report("calls_fuzzed", flavor, calls);
         report("calls_failed", flavor, failed);
         report("calls_blocked", flavor, blocked);
@@ -766,7 +769,13 @@ server_tests! {
             assert_eq!(int(&mut target, &["EXISTS", key]), 1, "{key} did not move");
         }
         let after = snapshot(&mut con);
-        let differing = before.iter().zip(&after).filter(|(b, a)| b != a).count();
+        // Values must be identical. MIGRATE carries a key's TTL as a relative
+        // time, so the absolute expiry may move by the time the move took.
+        let differing = before
+            .iter()
+            .zip(&after)
+            .filter(|((dump, at), (dump_after, at_after))| dump != dump_after || (at - at_after).abs() > 1_000)
+            .count();
         report("keys_differing_after_resharding", flavor, differing);
         assert_eq!(differing, 0);
         // And the recipes keep working through a cluster client.
