@@ -209,14 +209,47 @@ fn watch_release(con: &mut Raw, key: &str, token: &str) -> bool {
     con.line.starts_with(":1")
 }
 
+/// Rounds that every client runs together until RELEASE_SECONDS have passed:
+/// one client decides for all, so all run the same rounds.
+#[derive(Clone)]
+struct Rounds {
+    barrier: Arc<Barrier>,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+}
+
+impl Rounds {
+    fn new() -> Rounds {
+        Rounds {
+            barrier: Arc::new(Barrier::new(THREADS)),
+            stop: Arc::new(AtomicBool::new(false)),
+            started: Instant::now(),
+        }
+    }
+
+    /// Waits for every client; `false` when the time is up.
+    fn next(&self) -> bool {
+        if self.barrier.wait().is_leader()
+            && self.started.elapsed().as_secs_f64() >= RELEASE_SECONDS
+        {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        self.barrier.wait();
+        !self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Waits for every client to end the current phase.
+    fn phase_done(&self) {
+        self.barrier.wait();
+    }
+}
+
 /// (cycles per second, releases per second) for one way of releasing.
 fn release_rate(port: u16, how: Release, sha: &str) -> (f64, f64) {
-    let barrier = Arc::new(Barrier::new(THREADS));
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
+    let rounds = Rounds::new();
     let workers: Vec<_> = (0..THREADS)
         .map(|t| {
-            let (barrier, stop) = (barrier.clone(), stop.clone());
+            let rounds = rounds.clone();
             let sha = sha.to_string();
             thread::spawn(move || {
                 let mut con = Raw::connect(port);
@@ -225,24 +258,14 @@ fn release_rate(port: u16, how: Release, sha: &str) -> (f64, f64) {
                 let acquire = acquisitions(&keys, &token, how);
                 let release = releases(&keys, &token, how, &sha);
                 let (mut released, mut cycle_time, mut release_time) = (0, 0.0, 0.0);
-                loop {
-                    // One client decides for all, so all run the same rounds.
-                    if barrier.wait().is_leader()
-                        && started.elapsed().as_secs_f64() >= RELEASE_SECONDS
-                    {
-                        stop.store(true, Ordering::SeqCst);
-                    }
-                    barrier.wait();
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
+                while rounds.next() {
                     let round = Instant::now();
                     let taken = con.exchange(&acquire, BATCH);
                     assert!(
                         taken.iter().all(|&b| b == b'+' || b == b':'),
                         "all keys taken"
                     );
-                    barrier.wait();
+                    rounds.phase_done();
                     let releasing = Instant::now();
                     released += if how == Release::Watch {
                         keys.iter()
@@ -253,7 +276,7 @@ fn release_rate(port: u16, how: Release, sha: &str) -> (f64, f64) {
                         assert!(con.line.starts_with(":1"), "released: {}", con.line);
                         replies.len()
                     };
-                    barrier.wait();
+                    rounds.phase_done();
                     cycle_time += round.elapsed().as_secs_f64();
                     release_time += releasing.elapsed().as_secs_f64();
                 }
@@ -520,12 +543,10 @@ struct Taker {
 /// IDs taken per second by THREADS clients, BATCH pipelined takes each, all
 /// taking at once (the timed phase), then all giving back.
 fn take_rate(port: u16, taker: &Taker) -> f64 {
-    let barrier = Arc::new(Barrier::new(THREADS));
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
+    let rounds = Rounds::new();
     let workers: Vec<_> = (0..THREADS)
         .map(|_| {
-            let (barrier, stop) = (barrier.clone(), stop.clone());
+            let rounds = rounds.clone();
             let take: Vec<String> = taker.take.clone();
             let give_back = taker.give_back;
             thread::spawn(move || {
@@ -536,19 +557,10 @@ fn take_rate(port: u16, taker: &Taker) -> f64 {
                     encode(&mut request, &words);
                 }
                 let (mut taken, mut missed, mut time) = (0, 0, 0.0);
-                loop {
-                    if barrier.wait().is_leader()
-                        && started.elapsed().as_secs_f64() >= RELEASE_SECONDS
-                    {
-                        stop.store(true, Ordering::SeqCst);
-                    }
-                    barrier.wait();
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
+                while rounds.next() {
                     let round = Instant::now();
                     let ids = con.integers(&request, BATCH);
-                    barrier.wait();
+                    rounds.phase_done();
                     time += round.elapsed().as_secs_f64();
                     // A take that found no free ID would make the rate a
                     // lie: counted, and reported below.
