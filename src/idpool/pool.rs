@@ -133,19 +133,21 @@ impl Pool {
         if self.leases.len() >= u64::from(self.max) {
             return None;
         }
-        let max = u64::from(self.max);
-        // Most often the cursor itself is free: one lookup. Otherwise count
-        // past the leased run that starts there.
-        let mut id = u64::from(self.next);
-        if self.leases.get(self.next).is_some() {
-            id = self.leases.first_missing_from(id);
+        // Most often the cursor itself is free: one descent leases it.
+        // Otherwise count past the leased run that starts there.
+        let id = if self.leases.insert_new(self.next, expiry) {
+            self.next
+        } else {
+            let max = u64::from(self.max);
+            let mut id = self.leases.first_missing_from(u64::from(self.next));
             if id > max {
                 id = self.leases.first_missing_from(1);
             }
-        }
-        // Fewer than max IDs are leased, all within 1..=max: found.
-        let id = u32::try_from(id).ok().filter(|&id| id <= self.max)?;
-        self.leases.insert(id, expiry);
+            // Fewer than max IDs are leased, all within 1..=max: found.
+            let id = u32::try_from(id).ok().filter(|&id| id <= self.max)?;
+            self.leases.insert(id, expiry);
+            id
+        };
         self.next = if id == self.max { 1 } else { id + 1 };
         Some(id)
     }

@@ -283,25 +283,43 @@ impl Tree {
 
     /// Leases `id` until `expiry`, replacing its expiry if it is present.
     pub fn insert(&mut self, id: u32, expiry: u64) {
-        self.root = self.insert_at(self.root, id, expiry);
+        if let Some(root) = self.insert_at(self.root, id, expiry, true) {
+            self.root = root;
+        }
     }
 
-    fn insert_at(&mut self, at: u32, id: u32, expiry: u64) -> u32 {
+    /// Leases `id` until `expiry` if it is absent: `false` (and no change)
+    /// when it is present. One descent either way.
+    pub fn insert_new(&mut self, id: u32, expiry: u64) -> bool {
+        match self.insert_at(self.root, id, expiry, false) {
+            Some(root) => {
+                self.root = root;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The subtree's new root, or `None` when nothing changed (`id` present
+    /// and not to be replaced).
+    fn insert_at(&mut self, at: u32, id: u32, expiry: u64, replace: bool) -> Option<u32> {
         visit();
         if at == NIL {
-            return self.alloc(id, expiry);
+            return Some(self.alloc(id, expiry));
         }
         let node = *self.node(at);
         if id < node.id {
-            let left = self.insert_at(node.left, id, expiry);
+            let left = self.insert_at(node.left, id, expiry, replace)?;
             self.node_mut(at).left = left;
         } else if id > node.id {
-            let right = self.insert_at(node.right, id, expiry);
+            let right = self.insert_at(node.right, id, expiry, replace)?;
             self.node_mut(at).right = right;
-        } else {
+        } else if replace {
             self.node_mut(at).expiry = expiry;
+        } else {
+            return None;
         }
-        self.rebalance(at)
+        Some(self.rebalance(at))
     }
 
     /// Removes `id`; `true` when it was present.
