@@ -4,7 +4,6 @@
 mod harness;
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use harness::{cmd, error, int, pick, snapshot, Cluster, Replicated, Server, Value};
 
@@ -298,19 +297,15 @@ server_tests! {
 
     fn client_tracking_is_invalidated(flavor) {
         let server = Server::start(flavor);
-        let mut listener = server.con();
-        let listener_id = int(&mut listener, &["CLIENT", "ID"]);
-        let mut pubsub = listener.as_pubsub();
-        pubsub.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        pubsub.subscribe("__redis__:invalidate").unwrap();
-        let mut reader = server.con();
-        let _: () = cmd(&["CLIENT", "TRACKING", "on", "REDIRECT", &listener_id.to_string()])
-            .query(&mut reader)
-            .unwrap();
-        let _: Option<String> = cmd(&["GET", "gen"]).query(&mut reader).unwrap();
-        int(&mut server.con(), &["IDGEN.NEXT", "gen"]);
-        let message = pubsub.get_message().unwrap();
-        let keys: Vec<String> = message.get_payload().unwrap();
+        let keys = harness::invalidated_keys(
+            &server,
+            |reader| {
+                let _: Option<String> = cmd(&["GET", "gen"]).query(reader).unwrap();
+            },
+            |writer| {
+                int(writer, &["IDGEN.NEXT", "gen"]);
+            },
+        );
         assert_eq!(keys, ["gen"]);
     }
 

@@ -404,6 +404,18 @@ server_tests! {
         assert_eq!(aborted, None);
     }
 
+    fn writes_invalidate_client_tracking(flavor) {
+        let server = Server::start(flavor);
+        ok(&mut server.con(), &["IDPOOL.CREATE", "p", "10"]);
+        // A reader of the pool is told when a write changes it.
+        let keys = harness::invalidated_keys(
+            &server,
+            |reader| assert_eq!(info(reader, "p").1, 0),
+            |writer| assert_eq!(next(writer, &["IDPOOL.NEXT", "p"]), Some(1)),
+        );
+        assert_eq!(keys, ["p"]);
+    }
+
     fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
         let server = Server::start(flavor);
         let commands: &[&[u8]] = &[

@@ -614,6 +614,34 @@ pub fn keyspace_events(
         .collect()
 }
 
+/// The keys of the first client-tracking invalidation after a tracking
+/// client runs `read` and another client runs `write`.
+pub fn invalidated_keys(
+    server: &Server,
+    read: impl FnOnce(&mut Connection),
+    write: impl FnOnce(&mut Connection),
+) -> Vec<String> {
+    let mut listener = server.con();
+    let listener_id: i64 = redis::cmd("CLIENT").arg("ID").query(&mut listener).unwrap();
+    let mut pubsub = listener.as_pubsub();
+    pubsub
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    pubsub.subscribe("__redis__:invalidate").unwrap();
+    let mut reader = server.con();
+    let _: () = redis::cmd("CLIENT")
+        .arg("TRACKING")
+        .arg("on")
+        .arg("REDIRECT")
+        .arg(listener_id)
+        .query(&mut reader)
+        .unwrap();
+    read(&mut reader);
+    write(&mut server.con());
+    let message = pubsub.get_message().expect("an invalidation");
+    message.get_payload().unwrap()
+}
+
 /// A random command for [`fuzz`]: one of `commands`, then up to `most` words.
 pub fn random_command(
     rng: &mut rand::rngs::StdRng,
