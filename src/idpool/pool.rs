@@ -3,10 +3,11 @@
 //! the primary's clock) or forever.
 //!
 //! A lease is live while its expiry is not before now (as a key's TTL). Ended
-//! leases are free at once; they are only physically removed ("reclaimed")
-//! by the next write, each once, so every operation is O(log n) amortised.
-//! Reclaiming changes what is stored, never what is observable, so it is not
-//! replicated.
+//! leases are free at once; they are only removed ("reclaimed") by the next
+//! write, each once, so every operation is O(log n) amortised. Reclaiming
+//! changes what is stored, never what a command answers; only the primary
+//! does it, and it replicates the removals (see `idpool.rs`), so a primary
+//! and its replicas store the same leases.
 
 use super::tree::{Iter, Tree, NEVER};
 
