@@ -3,6 +3,7 @@
 # the integration tests against valkey-server under valgrind memcheck, and a
 # report of every figure: bench/results/stress.md.
 #   FUZZ_CALLS (default 200000): generated calls per server.
+#   HOSTILE_CALLS (default 200000): valid calls with hostile text, per server.
 #   MEMCHECK_TESTS (default: every suite): the test binaries run under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,12 +11,13 @@ cd "$(dirname "$0")/.."
 results=bench/results/stress.md
 work=$(mktemp -d)
 fuzz_calls=${FUZZ_CALLS:-200000}
+hostile_calls=${HOSTILE_CALLS:-200000}
 memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool}
 export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
 : "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
 
-echo "== attack suite, $fuzz_calls fuzzed calls per server"
-FUZZ_CALLS=$fuzz_calls cargo test --release --test hardening -- --nocapture --test-threads=2 2>&1 |
+echo "== attack suite, $fuzz_calls fuzzed and $hostile_calls hostile-text calls per server"
+FUZZ_CALLS=$fuzz_calls HOSTILE_CALLS=$hostile_calls cargo test --release --test hardening -- --nocapture --test-threads=2 2>&1 |
   tee "$work/hardening.out" | grep -E '^test |STRESS|panicked|test result'
 grep -q '^test result: ok' "$work/hardening.out"
 
@@ -32,7 +34,7 @@ for suite in $memcheck_tests; do tests+=(--test "$suite"); done
 # Only the valkey-server half of each test; timing-sensitive waits get the
 # slack valgrind needs from the harness's own timeouts.
 memcheck_status=0
-FUZZ_CALLS=2000 VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
+FUZZ_CALLS=2000 HOSTILE_CALLS=2000 VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
   cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 
@@ -53,12 +55,12 @@ figure() { # name, flavor
   echo "# Stress report"
   echo
   echo "Machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr); $(date -u +%Y-%m-%d)."
-  echo "\`make stress\`: tests/hardening.rs with $fuzz_calls generated calls per server, then the"
+  echo "\`make stress\`: tests/hardening.rs with $fuzz_calls generated calls and $hostile_calls hostile-text calls per server, then the"
   echo "valkey-server half of the integration suites ($memcheck_tests) with the server under valgrind memcheck."
   echo
   echo "| figure | redis-server | valkey-server |"
   echo "|---|---:|---:|"
-  for name in calls_fuzzed calls_failed calls_blocked crashes acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
+  for name in calls_fuzzed calls_failed calls_blocked crashes hostile_calls hostile_calls_failed hostile_calls_blocked hostile_slug_taken acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
     echo "| $name | $(figure "$name" redis-server) | $(figure "$name" valkey-server) |"
   done
   echo

@@ -73,10 +73,9 @@ fn slug<'a>(arg: &Arg<'a>) -> Result<Arg<'a>, RedisError> {
 }
 
 fn taken(slug: Arg) -> RedisError {
-    // A valid slug has no control characters, so it is safe in an error line.
     RedisError::String(format!(
         "SLUGTAKEN slug '{}' belongs to another article",
-        String::from_utf8_lossy(slug.as_bytes())
+        reply::quote(slug.as_bytes())
     ))
 }
 

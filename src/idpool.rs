@@ -27,7 +27,7 @@ use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST
 use crate::common::key::{Key, Kind};
 use crate::common::panic::{guard, log_warning};
 use crate::common::replicate::{replicate, Word};
-use crate::common::reply::{self, Value};
+use crate::common::reply::{self, quote, Value};
 use crate::common::time::{now_ms, ttl_ms};
 use crate::{api, entry};
 use pool::{valid_expiry, Pool, FOREVER};
@@ -119,13 +119,10 @@ fn wire_expiry(expiry: u64) -> i64 {
 fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
     let name = key.name();
     key.typed_value::<Pool>(pool_type())?.ok_or_else(|| {
-        // Escaped to printable ASCII, as error lines must be; long names cut.
-        let bytes = name.as_bytes();
-        let mut shown = bytes.get(..200).unwrap_or(bytes).escape_ascii().to_string();
-        if bytes.len() > 200 {
-            shown.push_str("...");
-        }
-        RedisError::String(format!("ERR no ID pool at key '{shown}'"))
+        RedisError::String(format!(
+            "ERR no ID pool at key '{}'",
+            quote(name.as_bytes())
+        ))
     })
 }
 
@@ -429,16 +426,18 @@ unsafe fn pool_ref<'v>(value: *const c_void) -> Option<&'v Pool> {
 /// Stored form (version 1): max, next, default TTL (0: none), lease count,
 /// then each lease's ID and expiry (`u64::MAX`: never) in increasing ID order.
 unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    let Some(pool) = pool_ref(value) else { return };
-    let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
-    save(u64::from(pool.max()));
-    save(u64::from(pool.next()));
-    save(pool.default_ttl().unwrap_or(0));
-    save(pool.stored());
-    for (id, expiry) in pool.leases() {
-        save(u64::from(id));
-        save(expiry);
-    }
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
+        save(u64::from(pool.max()));
+        save(u64::from(pool.next()));
+        save(pool.default_ttl().unwrap_or(0));
+        save(pool.stored());
+        for (id, expiry) in pool.leases() {
+            save(u64::from(id));
+            save(expiry);
+        }
+    })
 }
 
 /// Reads a stored pool, checking everything: a truncated or hostile payload
@@ -493,72 +492,76 @@ unsafe extern "C" fn aof_rewrite(
     key: *mut raw::RedisModuleString,
     value: *mut c_void,
 ) {
-    let Some(pool) = pool_ref(value) else { return };
-    let emit = api!(RedisModule_EmitAOF);
-    let (max, next) = (i64::from(pool.max()), i64::from(pool.next()));
-    match pool.default_ttl() {
-        Some(ttl) => emit(
-            aof,
-            c"IDPOOL.CREATE".as_ptr(),
-            c"slcl".as_ptr(),
-            key,
-            max,
-            c"TTL".as_ptr(),
-            ttl as i64,
-        ),
-        None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
-    }
-    emit(
-        aof,
-        c"IDPOOL.APPLY".as_ptr(),
-        c"sll".as_ptr(),
-        key,
-        max,
-        next,
-    );
-    for (id, expiry) in pool.leases() {
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let emit = api!(RedisModule_EmitAOF);
+        let (max, next) = (i64::from(pool.max()), i64::from(pool.next()));
+        match pool.default_ttl() {
+            Some(ttl) => emit(
+                aof,
+                c"IDPOOL.CREATE".as_ptr(),
+                c"slcl".as_ptr(),
+                key,
+                max,
+                c"TTL".as_ptr(),
+                ttl as i64,
+            ),
+            None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
+        }
         emit(
             aof,
             c"IDPOOL.APPLY".as_ptr(),
-            c"sllcll".as_ptr(),
+            c"sll".as_ptr(),
             key,
             max,
             next,
-            c"LEASE".as_ptr(),
-            i64::from(id),
-            wire_expiry(expiry),
         );
-    }
+        for (id, expiry) in pool.leases() {
+            emit(
+                aof,
+                c"IDPOOL.APPLY".as_ptr(),
+                c"sllcll".as_ptr(),
+                key,
+                max,
+                next,
+                c"LEASE".as_ptr(),
+                i64::from(id),
+                wire_expiry(expiry),
+            );
+        }
+    })
 }
 
 /// `DEBUG DIGEST-VALUE`: the bounds and every stored lease. A primary and
 /// its replicas store the same leases (only the primary reclaims ended ones,
 /// and replicates that), so their digests agree, whatever their clocks.
 unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
-    let Some(pool) = pool_ref(value) else { return };
-    let add = |n: i64| api!(RedisModule_DigestAddLongLong)(md, n);
-    add(i64::from(pool.max()));
-    add(i64::from(pool.next()));
-    add(pool.default_ttl().unwrap_or(0) as i64);
-    api!(RedisModule_DigestEndSequence)(md);
-    for (id, expiry) in pool.leases() {
-        add(i64::from(id));
-        add(wire_expiry(expiry));
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let add = |n: i64| api!(RedisModule_DigestAddLongLong)(md, n);
+        add(i64::from(pool.max()));
+        add(i64::from(pool.next()));
+        add(pool.default_ttl().unwrap_or(0) as i64);
         api!(RedisModule_DigestEndSequence)(md);
-    }
+        for (id, expiry) in pool.leases() {
+            add(i64::from(id));
+            add(wire_expiry(expiry));
+            api!(RedisModule_DigestEndSequence)(md);
+        }
+    })
 }
 
 unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
-    pool_ref(value).map_or(0, Pool::memory)
+    guard(0, || pool_ref(value).map_or(0, Pool::memory))
 }
 
 unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    pool_ref(value).map_or(1, Pool::allocations)
+    guard(1, || pool_ref(value).map_or(1, Pool::allocations))
 }
 
 unsafe extern "C" fn free(value: *mut c_void) {
     if !value.is_null() {
-        drop(Box::from_raw(value.cast::<Pool>()));
+        guard((), || drop(Box::from_raw(value.cast::<Pool>())));
     }
 }
 
@@ -567,10 +570,10 @@ unsafe extern "C" fn copy(
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
-    match pool_ref(value) {
+    guard(ptr::null_mut(), || match pool_ref(value) {
         Some(pool) => Box::into_raw(Box::new(pool.clone())).cast(),
         None => ptr::null_mut(),
-    }
+    })
 }
 
 // ---- registration --------------------------------------------------------

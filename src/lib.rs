@@ -19,11 +19,15 @@ type Allocator = redis_module::alloc::RedisAlloc;
 type Allocator = std::alloc::System;
 
 fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+    common::panic::install_hook();
+    common::panic::guard(Status::Err, || load(ctx))
+}
+
+fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
-        ctx.log_warning(&message);
+        common::panic::log_warning(&message);
         return Status::Err;
     }
-    common::panic::install_hook();
     // Each command signals exactly the keys it changed (see `Key::written`),
     // so a WATCH is not aborted by a command that changed nothing. A short
     // read of a stored value (a truncated `RESTORE` payload) is reported to

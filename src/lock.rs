@@ -480,18 +480,18 @@ extern "C" fn on_keyspace_event(
     _event: *const c_char,
     key: *mut raw::RedisModuleString,
 ) -> c_int {
-    if QUEUE_COUNT.load(Ordering::Relaxed) == 0 || key.is_null() {
-        return raw::REDISMODULE_OK as c_int;
-    }
-    guard(raw::REDISMODULE_OK as c_int, || {
+    guard((), || {
+        if QUEUE_COUNT.load(Ordering::Relaxed) == 0 || key.is_null() {
+            return;
+        }
         let ctx = Context::new(ctx);
         // SAFETY: the server's key name, valid during this callback.
         let id = lock_id(&ctx, unsafe { string_bytes(key) });
         if queues().contains_key(&id) {
             schedule(&ctx, id);
         }
-        raw::REDISMODULE_OK as c_int
-    })
+    });
+    raw::REDISMODULE_OK as c_int
 }
 
 /// `FLUSHDB`/`FLUSHALL` and `SWAPDB` change keys without per-key events:
@@ -502,12 +502,12 @@ extern "C" fn on_databases_changed(
     subevent: u64,
     _data: *mut c_void,
 ) {
-    let flush_started = event.id == raw::REDISMODULE_EVENT_FLUSHDB
-        && subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END;
-    if flush_started || QUEUE_COUNT.load(Ordering::Relaxed) == 0 {
-        return;
-    }
     guard((), || {
+        let flush_started = event.id == raw::REDISMODULE_EVENT_FLUSHDB
+            && subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END;
+        if flush_started || QUEUE_COUNT.load(Ordering::Relaxed) == 0 {
+            return;
+        }
         let ctx = Context::new(ctx);
         let ids: Vec<LockId> = queues().keys().cloned().collect();
         for id in ids {

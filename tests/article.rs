@@ -82,6 +82,29 @@ server_tests! {
         assert_eq!(value(&mut con, &["ARTICLE.GET", "absent", "JSON"]), Value::Nil);
     }
 
+    fn a_hangul_slug_taken_twice_is_quoted_and_the_server_lives(flavor) {
+        // `가` (U+AC00) once became a NUL byte in the error line and aborted
+        // the server; any code point that is a multiple of 256 did.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for (n, slug) in ["가", "一", "Ā", "café", "日本語-1"].into_iter().enumerate() {
+            let (first, second) = (format!("{{a}}{n}a"), format!("{{a}}{n}b"));
+            assert_eq!(int(&mut con, &["ARTICLE.CREATE", &first, "t", "c", "au", "SLUG", "{a}idx", slug]), 1);
+            let taken = format!("SLUGTAKEN slug '{slug}' belongs to another article");
+            let before = digest(&mut con);
+            let create = cmd(&["ARTICLE.CREATE", &second, "t", "c", "au", "SLUG", "{a}idx", slug]);
+            assert_eq!(error(&mut con, &create), taken);
+            assert_eq!(before, digest(&mut con), "a refused create changed data");
+            assert_eq!(int(&mut con, &["ARTICLE.CREATE", &second, "t", "c", "au"]), 1);
+            let before = digest(&mut con);
+            assert_eq!(error(&mut con, &cmd(&["ARTICLE.SETSLUG", &second, "{a}idx", slug])), taken);
+            assert_eq!(before, digest(&mut con), "a refused SETSLUG changed data");
+            let pong: String = cmd(&["PING"]).query(&mut con).unwrap();
+            assert_eq!(pong, "PONG");
+        }
+        assert!(!server.log().contains("panic"), "{}", server.log());
+    }
+
     fn resp3_gets_a_map(flavor) {
         let server = Server::start(flavor);
         let client = redis::Client::open(format!("{}?protocol=resp3", server.url())).unwrap();

@@ -193,23 +193,57 @@ const PERSIST_SOON: &[u8] = b"for _, k in ipairs(redis.call('KEYS', '*')) do \
     local t = redis.call('PTTL', k) \
     if t >= 0 and t < 10000 then redis.call('PERSIST', k) end end return 0";
 
+/// The words a generator fills arguments with, by the type `COMMAND DOCS`
+/// gives them.
+struct Palette {
+    keys: Vec<Vec<u8>>,
+    integers: Vec<Vec<u8>>,
+    strings: Vec<Vec<u8>>,
+}
+
+fn words(list: &[&[u8]]) -> Vec<Vec<u8>> {
+    list.iter().map(|word| word.to_vec()).collect()
+}
+
+/// The attack palette: keys of every type, integers at and past every
+/// boundary, junk text.
+fn junk() -> Palette {
+    Palette {
+        keys: words(KEYS),
+        integers: words(INTEGERS),
+        strings: strings(),
+    }
+}
+
 struct Generator {
     commands: Vec<CommandDoc>,
-    strings: Vec<Vec<u8>>,
+    palette: Palette,
     rng: StdRng,
+    /// Where the first key went in the argv being built.
+    first_key: Option<usize>,
 }
 
 impl Generator {
-    fn pick(&mut self, from: &[&[u8]]) -> Vec<u8> {
-        from[self.rng.random_range(0..from.len())].to_vec()
+    fn new(commands: Vec<CommandDoc>, palette: Palette, seed: u64) -> Self {
+        Generator {
+            commands,
+            palette,
+            rng: StdRng::seed_from_u64(seed),
+            first_key: None,
+        }
+    }
+
+    fn choose(&mut self, from: fn(&Palette) -> &Vec<Vec<u8>>) -> Vec<u8> {
+        let list = from(&self.palette);
+        list[self.rng.random_range(0..list.len())].clone()
     }
 
     fn any_word(&mut self, tokens: &[Vec<u8>]) -> Vec<u8> {
         match self.rng.random_range(0..4) {
             0 if !tokens.is_empty() => tokens[self.rng.random_range(0..tokens.len())].clone(),
-            1 => self.pick(KEYS),
-            2 => self.pick(INTEGERS),
-            _ => self.strings[self.rng.random_range(0..self.strings.len())].clone(),
+            1 => self.choose(|p| &p.keys),
+            2 => self.choose(|p| &p.integers),
+            _ => self.choose(|p| &p.strings),
         }
     }
 
@@ -234,8 +268,11 @@ impl Generator {
             out.push(token.clone());
         }
         match arg.kind.as_str() {
-            "key" => out.push(self.pick(KEYS)),
-            "integer" => out.push(self.pick(INTEGERS)),
+            "key" => {
+                self.first_key.get_or_insert(out.len());
+                out.push(self.choose(|p| &p.keys));
+            }
+            "integer" => out.push(self.choose(|p| &p.integers)),
             "pure-token" => {}
             "oneof" if !arg.children.is_empty() => {
                 let choice = arg.children[self.rng.random_range(0..arg.children.len())].clone();
@@ -245,14 +282,12 @@ impl Generator {
                 let children = arg.children.clone();
                 self.emit(&children, out);
             }
-            _ => out.push(self.strings[self.rng.random_range(0..self.strings.len())].clone()),
+            _ => out.push(self.choose(|p| &p.strings)),
         }
     }
 
-    /// A command of the module with arguments after its documentation, then
-    /// as often as not broken: arguments dropped, added, repeated, swapped,
-    /// replaced by junk, or cut short.
-    fn argv(&mut self) -> Vec<Vec<u8>> {
+    /// A command of the module with arguments after its documentation.
+    fn documented(&mut self) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         let at = self.rng.random_range(0..self.commands.len());
         let (name, args, tokens) = {
             let command = &self.commands[at];
@@ -268,7 +303,16 @@ impl Generator {
             name
         };
         let mut argv = vec![name.into_bytes()];
+        self.first_key = None;
         self.emit(&args, &mut argv);
+        (argv, tokens)
+    }
+
+    /// A command of the module with arguments after its documentation, then
+    /// as often as not broken: arguments dropped, added, repeated, swapped,
+    /// replaced by junk, or cut short.
+    fn argv(&mut self) -> Vec<Vec<u8>> {
+        let (mut argv, tokens) = self.documented();
         if self.rng.random_bool(0.5) {
             for _ in 0..self.rng.random_range(1..=3) {
                 let len = argv.len();
@@ -307,83 +351,245 @@ fn shown(argv: &[Vec<u8>]) -> String {
         .join(" ")
 }
 
-/// Runs `calls` generated commands; after each, the server must answer PING,
-/// and a command that failed must have left `DEBUG DIGEST` unchanged. A
-/// command that blocks (a lock wait) is freed with `CLIENT UNBLOCK`.
-/// Returns how many calls failed and how many blocked.
-fn fuzz_module(server: &Server, seed: u64, calls: usize) -> (usize, usize) {
-    let mut control = Client::connect(server.port).expect("connect");
-    let mut con = Client::connect(server.port).expect("connect");
-    let id = con.call(&[b"CLIENT", b"ID"]).expect("CLIENT ID").text();
-    let commands = discover(&mut control);
-    assert!(
-        commands.len() >= 23,
-        "only {} commands found",
-        commands.len()
-    );
-    let mut generator = Generator {
-        commands,
-        strings: strings(),
-        rng: StdRng::seed_from_u64(seed),
-    };
-    let (mut failed, mut blocked) = (0, 0);
-    for call in 0..calls {
-        if call % 500 == 0 {
-            setup(&mut control);
+/// Makes module calls one at a time on its own connection and checks each:
+/// the server must answer PING afterwards, an error reply must be one line of
+/// valid UTF-8, and a call that failed must have left `DEBUG DIGEST`
+/// unchanged. A call that blocks (a lock wait) is freed with `CLIENT UNBLOCK`.
+struct Attacker<'s> {
+    server: &'s Server,
+    seed: u64,
+    control: Client,
+    con: Client,
+    id: String,
+    calls: usize,
+    failed: usize,
+    blocked: usize,
+}
+
+impl<'s> Attacker<'s> {
+    fn new(server: &'s Server, seed: u64) -> Self {
+        let control = Client::connect(server.port).expect("connect");
+        let mut con = Client::connect(server.port).expect("connect");
+        let id = con.call(&[b"CLIENT", b"ID"]).expect("CLIENT ID").text();
+        Attacker {
+            server,
+            seed,
+            control,
+            con,
+            id,
+            calls: 0,
+            failed: 0,
+            blocked: 0,
         }
-        control
+    }
+
+    /// Every command of the module, from `COMMAND DOCS`.
+    fn commands(&mut self) -> Vec<CommandDoc> {
+        let commands = discover(&mut self.control);
+        assert!(
+            commands.len() >= 23,
+            "only {} commands found",
+            commands.len()
+        );
+        commands
+    }
+
+    fn reset(&mut self) {
+        setup(&mut self.control);
+    }
+
+    fn call(&mut self, argv: &[Vec<u8>]) -> Reply {
+        let (seed, call) = (self.seed, self.calls);
+        self.calls += 1;
+        self.control
             .call(&[b"EVAL", PERSIST_SOON, b"0"])
             .expect("persist");
-        let before = control.call(&[b"DEBUG", b"DIGEST"]).expect("DEBUG DIGEST");
-        let argv = generator.argv();
+        let before = self
+            .control
+            .call(&[b"DEBUG", b"DIGEST"])
+            .expect("DEBUG DIGEST");
         let words: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+        let server = self.server;
         let crashed = |what: &dyn std::fmt::Display| -> ! {
             panic!(
                 "seed {seed}, call {call}: the server failed after {}: {what}\nlog:\n{}",
-                shown(&argv),
+                shown(argv),
                 server.log()
             )
         };
-        con.send(&words).unwrap_or_else(|e| crashed(&e));
-        if !con
+        self.con.send(&words).unwrap_or_else(|e| crashed(&e));
+        if !self
+            .con
             .reply_started(Duration::from_millis(20))
             .unwrap_or_else(|e| crashed(&e))
         {
             // Blocked (a lock wait): unblock it; 0 if it was only slow.
-            let unblocked = control
-                .call(&[b"CLIENT", b"UNBLOCK", id.as_bytes(), b"ERROR"])
+            let unblocked = self
+                .control
+                .call(&[b"CLIENT", b"UNBLOCK", self.id.as_bytes(), b"ERROR"])
                 .unwrap_or_else(|e| crashed(&e));
             if unblocked == Reply::Int(1) {
-                blocked += 1;
+                self.blocked += 1;
             }
         }
-        let reply = con.read().unwrap_or_else(|e| crashed(&e));
-        match con.call(&[b"PING"]) {
+        let reply = self.con.read().unwrap_or_else(|e| crashed(&e));
+        match self.con.call(&[b"PING"]) {
             Ok(Reply::Status(pong)) if pong == b"PONG" => {}
             other => crashed(&format!("{other:?}")),
         }
-        if reply.is_error() {
-            failed += 1;
-            let after = control.call(&[b"DEBUG", b"DIGEST"]).expect("DEBUG DIGEST");
+        if let Reply::Error(text) = &reply {
+            self.failed += 1;
+            assert!(
+                std::str::from_utf8(text).is_ok(),
+                "seed {seed}, call {call}: {} answered an error that is not UTF-8: {}",
+                shown(argv),
+                text.escape_ascii()
+            );
+            let after = self
+                .control
+                .call(&[b"DEBUG", b"DIGEST"])
+                .expect("DEBUG DIGEST");
             assert_eq!(
                 before,
                 after,
                 "seed {seed}, call {call}: {} failed ({}) but changed data",
-                shown(&argv),
+                shown(argv),
                 reply.text()
             );
         }
+        reply
     }
+
+    /// Checks that nothing panicked; returns (calls failed, calls blocked).
+    fn finish(self) -> (usize, usize) {
+        assert!(
+            !self.server.log().contains("panic"),
+            "a command panicked:\n{}",
+            self.server.log()
+        );
+        (self.failed, self.blocked)
+    }
+}
+
+/// Runs `calls` generated commands, broken as often as not, through an
+/// [`Attacker`]. Returns how many calls failed and how many blocked.
+fn fuzz_module(server: &Server, seed: u64, calls: usize) -> (usize, usize) {
+    let mut attacker = Attacker::new(server, seed);
+    let mut generator = Generator::new(attacker.commands(), junk(), seed);
+    for call in 0..calls {
+        if call.is_multiple_of(500) {
+            attacker.reset();
+        }
+        attacker.call(&generator.argv());
+    }
+    let failed = attacker.failed;
     assert!(
         failed > calls / 10 && failed < calls,
         "{failed} of {calls} calls failed: the generator is off"
     );
-    assert!(
-        !server.log().contains("panic"),
-        "a command panicked:\n{}",
-        server.log()
-    );
-    (failed, blocked)
+    attacker.finish()
+}
+
+/// Keys for the hostile-text run: few, so that calls meet each other's
+/// state; all in one hash slot.
+const HOSTILE_KEYS: &[&[u8]] = &[
+    "{h}가".as_bytes(),
+    "{h}一".as_bytes(),
+    "{h}Ā😀".as_bytes(),
+    b"{h}caf\xe9",
+    b"{h}\r\n",
+    b"{h}\x00",
+    b"{h}%s%n",
+];
+
+/// Integers a valid call takes: small and positive.
+const VALID_INTEGERS: &[&[u8]] = &[b"1", b"2", b"3", b"5", b"10", b"100", b"60000"];
+
+/// Text that has broken servers' reply and log lines: characters whose code
+/// point is a multiple of 256, other multi-byte UTF-8, invalid UTF-8, NUL,
+/// line breaks, format directives, hash tags, and lengths past every cut.
+/// Several are valid slugs, so the slug paths are reached.
+fn hostile_strings() -> Vec<Vec<u8>> {
+    let mut texts = words(&[
+        "가".as_bytes(),
+        "一".as_bytes(),
+        "Ā".as_bytes(),
+        "😀".as_bytes(),
+        "café".as_bytes(),
+        "日本語-slug_1".as_bytes(),
+        "\u{202e}\u{feff}".as_bytes(),
+        b"caf\xe9",
+        b"\xff\xfe",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\x00",
+        b"a\x00b",
+        b"\r\n",
+        b"x\r\ny",
+        b"%s%n%p",
+        b"{h}",
+        b"{\"a\":\"\xc3\xa9\\u0000\"}",
+    ]);
+    texts.push("가".repeat(70).into_bytes());
+    texts.push("一".repeat(201).into_bytes());
+    texts.push(vec![b'x'; 10_000]);
+    texts
+}
+
+fn hostile() -> Palette {
+    Palette {
+        keys: words(HOSTILE_KEYS),
+        integers: words(VALID_INTEGERS),
+        strings: hostile_strings(),
+    }
+}
+
+/// Valid calls of every command (from `COMMAND DOCS`) with hostile text in
+/// every string and key position, each made twice: the second time with
+/// another key first, so that it meets the state the first call left (a
+/// taken slug, a held lock, an existing record or pool) — the paths that
+/// quote a client's text back. Returns (calls, failed, blocked, SLUGTAKEN
+/// errors seen).
+fn fuzz_hostile_text(server: &Server, seed: u64, calls: usize) -> (usize, usize, usize, usize) {
+    let mut attacker = Attacker::new(server, seed);
+    let mut generator = Generator::new(attacker.commands(), hostile(), seed);
+    let mut slug_taken = 0;
+    while attacker.calls < calls {
+        // Few keys fill up fast; an empty start now and then lets creates
+        // succeed, so that the second call of a pair meets what they made.
+        if attacker.calls.is_multiple_of(40) {
+            let _ = attacker.control.call(&[b"FLUSHALL"]);
+        }
+        let (mut argv, _) = generator.documented();
+        let first_key = generator.first_key;
+        for round in 0..2 {
+            if round == 1 {
+                let Some(at) = first_key else { break };
+                let other = loop {
+                    let key = generator.choose(|p| &p.keys);
+                    if key != argv[at] {
+                        break key;
+                    }
+                };
+                argv[at] = other;
+            }
+            if let Reply::Error(text) = attacker.call(&argv) {
+                if text.starts_with(b"SLUGTAKEN") {
+                    slug_taken += 1;
+                }
+            }
+        }
+    }
+    let made = attacker.calls;
+    let (failed, blocked) = attacker.finish();
+    (made, failed, blocked, slug_taken)
+}
+
+fn hostile_calls() -> usize {
+    std::env::var("HOSTILE_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(6_000)
 }
 
 fn fuzz_calls() -> usize {
@@ -555,6 +761,21 @@ server_tests! {
         report("calls_failed", flavor, failed);
         report("calls_blocked", flavor, blocked);
         report("crashes", flavor, 0);
+    }
+
+    fn hostile_text_in_every_argument_never_crashes_or_garbles(flavor) {
+        let server = Server::start(flavor);
+        let (calls, failed, blocked, slug_taken) =
+            fuzz_hostile_text(&server, fuzz_seed(), hostile_calls());
+        // The second call of a pair meets a slug the first one took.
+        if calls >= 2_000 {
+            assert!(slug_taken > 0, "no call met a taken slug");
+            assert!(failed < calls, "every call failed: the generator is off");
+        }
+        report("hostile_calls", flavor, calls);
+        report("hostile_calls_failed", flavor, failed);
+        report("hostile_calls_blocked", flavor, blocked);
+        report("hostile_slug_taken", flavor, slug_taken);
     }
 
     fn sample_calls_cover_every_command(flavor) {

@@ -165,9 +165,15 @@ server_tests! {
         }
         // Nothing was created by the failed CREATEs.
         assert_eq!(int(&mut con, &["EXISTS", "q"]), 0);
-        // A key name with a line break cannot break the error line.
-        let got = error(&mut con, redis::cmd("IDPOOL.NEXT").arg(&b"a\r\n\xffb"[..]));
-        assert_eq!(got, "ERR no ID pool at key 'a\\r\\n\\xffb'");
+        // A key name with a line break cannot break the error line; valid
+        // UTF-8 is quoted as it is, the rest escaped, long names cut.
+        let got = error(&mut con, redis::cmd("IDPOOL.NEXT").arg(&b"a\r\n\xffb\x00"[..]));
+        assert_eq!(got, "ERR no ID pool at key 'a  \\xffb\\x00'");
+        assert_eq!(error(&mut con, &cmd(&["IDPOOL.NEXT", "가"])), "ERR no ID pool at key '가'");
+        let long = "x".repeat(300);
+        let got = error(&mut con, &cmd(&["IDPOOL.NEXT", &long]));
+        assert_eq!(got, format!("ERR no ID pool at key '{}...'", "x".repeat(128)));
+        assert_eq!(digest(&mut con), before);
     }
 
     fn eight_clients_never_share_a_live_lease(flavor) {

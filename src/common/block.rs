@@ -13,7 +13,10 @@ use std::ptr;
 
 use redis_module::{raw, Context, RedisResult, RedisValue};
 
+use super::command::INTERNAL_ERROR;
+
 use super::panic::guard;
+use super::reply;
 use crate::api;
 
 /// The family that keeps parked clients.
@@ -85,8 +88,7 @@ extern "C" fn send_reply(
     _argv: *mut *mut raw::RedisModuleString,
     _argc: c_int,
 ) -> c_int {
-    guard(raw::REDISMODULE_OK as c_int, || {
-        let context = Context::new(ctx);
+    let answered = guard(false, || {
         let reply = unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx) };
         let reply = if reply.is_null() {
             Ok(RedisValue::Null)
@@ -95,14 +97,21 @@ extern "C" fn send_reply(
             // `free_reply` only after this callback.
             unsafe { std::mem::replace(&mut *reply.cast::<RedisResult>(), Ok(RedisValue::Null)) }
         };
-        context.reply(reply) as c_int
-    })
+        reply::send(ctx, reply);
+        true
+    });
+    if !answered {
+        guard((), || reply::error(ctx, INTERNAL_ERROR));
+    }
+    raw::REDISMODULE_OK as c_int
 }
 
 extern "C" fn free_reply(_ctx: *mut raw::RedisModuleCtx, reply: *mut c_void) {
     if !reply.is_null() {
         // SAFETY: made by `Box::into_raw` in `finish`; the server frees once.
-        drop(unsafe { Box::from_raw(reply.cast::<RedisResult>()) });
+        guard((), || {
+            drop(unsafe { Box::from_raw(reply.cast::<RedisResult>()) })
+        });
     }
 }
 
@@ -113,11 +122,12 @@ extern "C" fn unblocked_by_command<W: Waitlist>(
     _argv: *mut *mut raw::RedisModuleString,
     _argc: c_int,
 ) -> c_int {
-    guard(raw::REDISMODULE_OK as c_int, || {
+    guard((), || {
         let bc = unsafe { api!(RedisModule_GetBlockedClientHandle)(ctx) };
         release::<W>(bc);
-        Context::new(ctx).reply(Ok(RedisValue::Null)) as c_int
-    })
+    });
+    guard((), || reply::send(ctx, Ok(RedisValue::Null)));
+    raw::REDISMODULE_OK as c_int
 }
 
 /// The client went away (disconnect, `CLIENT KILL`, `CLIENT UNBLOCK … ERROR`,
@@ -178,9 +188,11 @@ extern "C" fn fire<T>(ctx: *mut raw::RedisModuleCtx, job: *mut c_void) {
     if job.is_null() {
         return;
     }
-    // SAFETY: made by `Box::into_raw` in `Timer::start`; a timer fires once.
-    let (callback, data) = *unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) };
-    guard((), || callback(&Context::new(ctx), data));
+    guard((), || {
+        // SAFETY: made by `Box::into_raw` in `Timer::start`; a timer fires once.
+        let (callback, data) = *unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) };
+        callback(&Context::new(ctx), data);
+    });
 }
 
 type Job<T> = (fn(&Context, &T), T);
@@ -214,13 +226,16 @@ extern "C" fn run_job<T>(ctx: *mut raw::RedisModuleCtx, job: *mut c_void) {
     if job.is_null() {
         return;
     }
-    // SAFETY: made in `after_notification`; freed by `free_job` afterwards.
-    let (callback, data) = unsafe { &*job.cast::<Job<T>>() };
-    guard((), || callback(&Context::new(ctx), data));
+    guard((), || {
+        // SAFETY: made in `after_notification`; freed by `free_job` afterwards.
+        let (callback, data) = unsafe { &*job.cast::<Job<T>>() };
+        callback(&Context::new(ctx), data);
+    });
 }
 
 extern "C" fn free_job<T>(job: *mut c_void) {
     if !job.is_null() {
-        drop(unsafe { Box::from_raw(job.cast::<Job<T>>()) });
+        // SAFETY: made in `after_notification`; the server frees once.
+        guard((), || drop(unsafe { Box::from_raw(job.cast::<Job<T>>()) }));
     }
 }

@@ -10,10 +10,11 @@ use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
 use std::ptr;
 
-use redis_module::{raw, Context, RedisError, RedisResult, Status};
+use redis_module::{raw, Context, RedisResult, Status};
 
 use super::args::{from_argv, Arg};
 use super::panic::guard;
+use super::reply;
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.
@@ -50,10 +51,11 @@ macro_rules! api {
     }};
 }
 
-/// Runs a handler and sends its reply. A panic inside it is caught (and was
-/// logged by the panic hook): the client gets an error, the server lives on.
-/// For a command with keys found by keyword, the server may instead ask where
-/// the keys are (see [`has_keyword_keys`]); the key specs answer.
+/// Runs a handler and sends its reply, both inside the panic guard. A panic
+/// (already logged by the hook) answers the client with an error and the
+/// server lives on. For a command with keys found by keyword, the server may
+/// instead ask where the keys are (see [`has_keyword_keys`]); the key specs
+/// answer.
 pub fn dispatch(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
@@ -61,21 +63,27 @@ pub fn dispatch(
     handler: Handler,
     key_specs: &[KeySpec],
 ) -> c_int {
-    let context = Context::new(ctx);
-    // SAFETY: the server passes its own argv, valid for this call.
-    let args = unsafe { from_argv(argv, argc) };
-    if has_keyword_keys(key_specs) && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0 {
-        report_key_positions(ctx, args, key_specs);
-        return raw::REDISMODULE_OK as c_int;
+    let answered = guard(false, || {
+        // SAFETY: the server passes its own argv, valid for this call.
+        let args = unsafe { from_argv(argv, argc) };
+        if has_keyword_keys(key_specs)
+            && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0
+        {
+            // No client waits on this request: a panic reports no keys.
+            guard((), || report_key_positions(ctx, args, key_specs));
+            return true;
+        }
+        reply::send(ctx, handler(&Context::new(ctx), args));
+        true
+    });
+    if !answered {
+        guard((), || reply::error(ctx, INTERNAL_ERROR));
     }
-    let reply = guard(
-        Err(RedisError::Str(
-            "ERR internal error in module recipes (details in the server log)",
-        )),
-        || handler(&context, args),
-    );
-    context.reply(reply) as c_int
+    raw::REDISMODULE_OK as c_int
 }
+
+/// The reply to a command whose code panicked.
+pub const INTERNAL_ERROR: &str = "ERR internal error in module recipes (details in the server log)";
 
 /// Where a key spec starts looking for its key.
 pub enum BeginSearch {
@@ -350,6 +358,12 @@ required_api!(
     RedisModule_DigestEndSequence,
     RedisModule_ReplyWithNull,
     RedisModule_ReplyWithLongLong,
+    RedisModule_ReplyWithError,
+    RedisModule_ReplyWithSimpleString,
+    RedisModule_ReplyWithString,
+    RedisModule_ReplyWithArray,
+    RedisModule_ReplyWithDouble,
+    RedisModule_WrongArity,
 );
 
 pub fn check_api() -> Result<(), String> {
@@ -363,7 +377,7 @@ pub fn check_api() -> Result<(), String> {
 pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
     for command in commands {
         if let Err(message) = register_one(ctx, command) {
-            ctx.log_warning(&message);
+            super::panic::log_warning(&message);
             return Status::Err;
         }
     }

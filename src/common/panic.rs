@@ -1,6 +1,23 @@
-//! The panic hook: a panic is a bug, and the server log is where an operator
-//! looks. The command dispatcher then turns the panic into an error reply
-//! (see `command::dispatch`), so the server keeps running.
+//! Panics never reach the server. A Rust panic unwinding out of an
+//! `extern "C"` function aborts the process, so every function the server
+//! calls into runs its whole body inside [`guard`]; the hook logs the panic
+//! to the server log, and the caller degrades as follows:
+//!
+//! | callback | on a panic |
+//! |---|---|
+//! | a command (`command::dispatch`), its reply included | the client gets `ERR internal error …` |
+//! | key-position request (`getkeys-api`) | no keys are reported |
+//! | module load (`init`) | the module refuses to load |
+//! | blocked client: reply callback | the client gets `ERR internal error …` |
+//! | blocked client: `CLIENT UNBLOCK`, disconnect, free of its private data | that step is skipped (at worst the data leaks) |
+//! | timer, post-notification job | that run is skipped (the next event or timer serves the waiters) |
+//! | keyspace and server events | the event is ignored |
+//! | data type: `rdb_load`, `copy` | null: the server refuses the value (`RESTORE` / `COPY` error) |
+//! | data type: `rdb_save`, `aof_rewrite`, `digest` | what was written so far stands; a short value is refused when loaded |
+//! | data type: `mem_usage`, `free_effort` | 0 / 1 |
+//! | data type: `free` | the value leaks rather than the server dying |
+//!
+//! A panic is a bug: the tests fail on any `panic` line in the server log.
 
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,9 +1,195 @@
-//! Replies the crate's `RedisValue` cannot shape: a map that keeps its
-//! order (a RESP3 map, a flat field/value array under RESP2).
+//! Every reply the module sends, through the raw API and our own code.
+//!
+//! The crate's `Context::reply` is never used: for an error or status line it
+//! turns each `char` into a byte with `c as u8` and unwraps a `CString`, so a
+//! character whose code point is a multiple of 256 (`가`, `一`, `Ā`) became a
+//! NUL byte and a panic that aborted the server. Here an error or status line
+//! is made safe first ([`line`]), so building it cannot fail, and text quoted
+//! from a client goes through [`quote`], which keeps valid UTF-8 as it is.
 
-use redis_module::{Context, RedisValue};
+use std::ffi::CString;
+use std::fmt::Write;
+use std::os::raw::{c_char, c_int, c_long};
+
+use redis_module::redisvalue::RedisValueKey;
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::api;
+
+/// The most bytes of client input an error quotes, as the server's own
+/// `ERR unknown command '%.128s'` does.
+pub const QUOTED_BYTES: usize = 128;
+
+/// Client bytes as they may stand inside an error or status line: valid
+/// UTF-8 kept as it is, `\r` and `\n` made spaces (as the server does for its
+/// own errors), NUL, other control bytes and invalid UTF-8 escaped as `\xNN`,
+/// cut after [`QUOTED_BYTES`] bytes of input with `...`.
+pub fn quote(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().min(QUOTED_BYTES) + 3);
+    let mut taken = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if taken + c.len_utf8() > QUOTED_BYTES {
+                out.push_str("...");
+                return out;
+            }
+            taken += c.len_utf8();
+            match c {
+                '\r' | '\n' => out.push(' '),
+                c if c.is_ascii_control() => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            if taken + 1 > QUOTED_BYTES {
+                out.push_str("...");
+                return out;
+            }
+            taken += 1;
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
+/// A whole error or status line as a C string: `\r`/`\n` made spaces and NUL
+/// escaped, so that it is one line and the conversion cannot fail.
+fn line(text: &str) -> CString {
+    let mut bytes = Vec::with_capacity(text.len());
+    for &byte in text.as_bytes() {
+        match byte {
+            b'\r' | b'\n' => bytes.push(b' '),
+            0 => bytes.extend_from_slice(b"\\x00"),
+            byte => bytes.push(byte),
+        }
+    }
+    // No NUL is left, so this is always `Ok`.
+    CString::new(bytes).unwrap_or_default()
+}
+
+/// Sends an error line (`CODE message`).
+pub fn error(ctx: *mut raw::RedisModuleCtx, text: &str) {
+    let text = line(text);
+    unsafe { api!(RedisModule_ReplyWithError)(ctx, text.as_ptr()) };
+}
+
+/// Sends a command's result as its reply.
+pub fn send(ctx: *mut raw::RedisModuleCtx, result: RedisResult) {
+    match result {
+        Ok(value) => send_value(ctx, value),
+        Err(RedisError::WrongArity) => unsafe {
+            api!(RedisModule_WrongArity)(ctx);
+        },
+        Err(RedisError::WrongType) => error(
+            ctx,
+            "WRONGTYPE Operation against a key holding the wrong kind of value",
+        ),
+        Err(RedisError::Str(text)) => error(ctx, text),
+        Err(RedisError::String(text)) => error(ctx, &text),
+    }
+}
+
+fn send_value(ctx: *mut raw::RedisModuleCtx, value: RedisValue) {
+    unsafe {
+        match value {
+            RedisValue::Integer(n) => {
+                api!(RedisModule_ReplyWithLongLong)(ctx, n);
+            }
+            RedisValue::Null => {
+                api!(RedisModule_ReplyWithNull)(ctx);
+            }
+            RedisValue::NoReply => {}
+            RedisValue::SimpleStringStatic(text) => status(ctx, text),
+            RedisValue::SimpleString(text) => status(ctx, &text),
+            RedisValue::BulkString(text) => bulk(ctx, text.as_bytes()),
+            RedisValue::StringBuffer(bytes) => bulk(ctx, &bytes),
+            RedisValue::BulkRedisString(string) => {
+                api!(RedisModule_ReplyWithString)(ctx, string.inner);
+            }
+            RedisValue::StaticError(text) => error(ctx, text),
+            RedisValue::Bool(value) => match raw::RedisModule_ReplyWithBool {
+                Some(reply_bool) => {
+                    reply_bool(ctx, c_int::from(value));
+                }
+                None => {
+                    api!(RedisModule_ReplyWithLongLong)(ctx, i64::from(value));
+                }
+            },
+            RedisValue::Float(value) => {
+                api!(RedisModule_ReplyWithDouble)(ctx, value);
+            }
+            RedisValue::BigNumber(digits) => match raw::RedisModule_ReplyWithBigNumber {
+                Some(reply_big) => {
+                    reply_big(ctx, digits.as_ptr().cast(), digits.len());
+                }
+                None => bulk(ctx, digits.as_bytes()),
+            },
+            RedisValue::VerbatimString((_, bytes)) => bulk(ctx, &bytes),
+            RedisValue::Array(items) => {
+                api!(RedisModule_ReplyWithArray)(ctx, items.len() as c_long);
+                for item in items {
+                    send_value(ctx, item);
+                }
+            }
+            RedisValue::Map(map) => {
+                api!(RedisModule_ReplyWithMap)(ctx, map.len() as c_long);
+                for (key, value) in map {
+                    send_key(ctx, key);
+                    send_value(ctx, value);
+                }
+            }
+            RedisValue::OrderedMap(map) => {
+                api!(RedisModule_ReplyWithMap)(ctx, map.len() as c_long);
+                for (key, value) in map {
+                    send_key(ctx, key);
+                    send_value(ctx, value);
+                }
+            }
+            RedisValue::Set(set) => {
+                set_header(ctx, set.len());
+                set.into_iter().for_each(|key| send_key(ctx, key));
+            }
+            RedisValue::OrderedSet(set) => {
+                set_header(ctx, set.len());
+                set.into_iter().for_each(|key| send_key(ctx, key));
+            }
+        }
+    }
+}
+
+fn status(ctx: *mut raw::RedisModuleCtx, text: &str) {
+    let text = line(text);
+    unsafe { api!(RedisModule_ReplyWithSimpleString)(ctx, text.as_ptr()) };
+}
+
+fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
+    unsafe {
+        api!(RedisModule_ReplyWithStringBuffer)(ctx, bytes.as_ptr().cast::<c_char>(), bytes.len())
+    };
+}
+
+fn set_header(ctx: *mut raw::RedisModuleCtx, len: usize) {
+    unsafe {
+        match raw::RedisModule_ReplyWithSet {
+            Some(reply_set) => reply_set(ctx, len as c_long),
+            None => api!(RedisModule_ReplyWithArray)(ctx, len as c_long),
+        };
+    }
+}
+
+fn send_key(ctx: *mut raw::RedisModuleCtx, key: RedisValueKey) {
+    match key {
+        RedisValueKey::Integer(n) => send_value(ctx, RedisValue::Integer(n)),
+        RedisValueKey::String(text) => bulk(ctx, text.as_bytes()),
+        RedisValueKey::BulkString(bytes) => bulk(ctx, &bytes),
+        RedisValueKey::BulkRedisString(string) => {
+            send_value(ctx, RedisValue::BulkRedisString(string))
+        }
+        RedisValueKey::Bool(value) => send_value(ctx, RedisValue::Bool(value)),
+    }
+}
 
 /// One value of a map reply.
 #[derive(Clone, Copy)]
@@ -13,22 +199,66 @@ pub enum Value<'a> {
     Null,
 }
 
-/// Replies with `pairs` as a map, in their order. The command then returns
-/// the value this gives back.
+/// Replies with `pairs` as a map, in their order (a RESP3 map, a flat
+/// field/value array under RESP2). The command then returns the value this
+/// gives back.
 pub fn map(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
     let raw = ctx.get_raw();
     unsafe {
-        api!(RedisModule_ReplyWithMap)(raw, pairs.len() as std::os::raw::c_long);
+        api!(RedisModule_ReplyWithMap)(raw, pairs.len() as c_long);
         for (name, value) in pairs {
-            api!(RedisModule_ReplyWithStringBuffer)(raw, name.as_ptr().cast(), name.len());
+            bulk(raw, name);
             match *value {
-                Value::Bytes(bytes) => {
-                    api!(RedisModule_ReplyWithStringBuffer)(raw, bytes.as_ptr().cast(), bytes.len())
+                Value::Bytes(bytes) => bulk(raw, bytes),
+                Value::Int(value) => {
+                    api!(RedisModule_ReplyWithLongLong)(raw, value);
                 }
-                Value::Int(value) => api!(RedisModule_ReplyWithLongLong)(raw, value),
-                Value::Null => api!(RedisModule_ReplyWithNull)(raw),
+                Value::Null => {
+                    api!(RedisModule_ReplyWithNull)(raw);
+                }
             };
         }
     }
     RedisValue::NoReply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{line, quote, QUOTED_BYTES};
+
+    #[test]
+    fn quote_keeps_valid_utf8_as_it_is() {
+        assert_eq!(quote("가".as_bytes()), "가");
+        assert_eq!(quote("一Ā café 😀".as_bytes()), "一Ā café 😀");
+    }
+
+    #[test]
+    fn quote_escapes_what_a_line_cannot_hold() {
+        assert_eq!(quote(b"caf\xe9"), "caf\\xe9");
+        assert_eq!(quote(b"\xff\xfe"), "\\xff\\xfe");
+        assert_eq!(quote(b"a\x00b"), "a\\x00b");
+        assert_eq!(quote(b"a\r\nb\tc"), "a  b\\x09c");
+        assert_eq!(quote(b"%s%n"), "%s%n");
+    }
+
+    #[test]
+    fn quote_cuts_long_input_on_a_character() {
+        let long = "x".repeat(500);
+        assert_eq!(
+            quote(long.as_bytes()),
+            format!("{}...", "x".repeat(QUOTED_BYTES))
+        );
+        // 3-byte characters: 42 fit in 128 bytes, the 43rd would not.
+        let hangul = "가".repeat(100);
+        assert_eq!(quote(hangul.as_bytes()), format!("{}...", "가".repeat(42)));
+        let exact = "y".repeat(QUOTED_BYTES);
+        assert_eq!(quote(exact.as_bytes()), exact);
+    }
+
+    #[test]
+    fn a_line_is_one_line_without_nul() {
+        assert_eq!(line("ERR a\r\nb").to_bytes(), b"ERR a  b");
+        assert_eq!(line("ERR \0").to_bytes(), b"ERR \\x00");
+        assert_eq!(line("ERR 가").to_bytes(), "ERR 가".as_bytes());
+    }
 }
