@@ -6,6 +6,11 @@
 //! A slug index is a hash `slug → article key`. Times are the server's clock
 //! in Unix milliseconds. Every check is made before anything is written, so a
 //! command that does not succeed changes nothing.
+//!
+//! Replication: `CREATE` and `UPDATE` read the clock (`created_at`,
+//! `updated_at`), so they send their effect, `HSET` with the primary's time;
+//! `SETSLUG`, `VIEW` and `DELETE` follow from the stored hashes alone and go
+//! verbatim.
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -17,7 +22,7 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::key::{Field, Key, Kind, OwnedString};
-use crate::common::replicate::{replicate, Word};
+use crate::common::replicate::{self, Word};
 use crate::common::reply;
 use crate::common::time::now_ms;
 use crate::entry;
@@ -154,11 +159,11 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if let Some((_, wanted)) = &index {
         words.extend([Word::Token(SLUG), Word::Arg(*wanted)]);
     }
-    replicate(ctx, c"HSET", &words);
+    replicate::effect(ctx, c"HSET", &words);
     hash_event(&article, c"hset");
     if let Some((index, wanted)) = &index {
         index.set_hash_field(Field::Arg(*wanted), name.as_ptr());
-        replicate(
+        replicate::effect(
             ctx,
             c"HSET",
             &[
@@ -248,7 +253,7 @@ fn update<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     article.set_hash_field(Field::Name(UPDATED_AT), updated_at.as_ptr());
     words.extend([Word::Token(UPDATED_AT), Word::Int(now)]);
-    replicate(ctx, c"HSET", &words);
+    replicate::effect(ctx, c"HSET", &words);
     hash_event(&article, c"hset");
     Ok(RedisValue::Integer(1))
 }
@@ -284,11 +289,6 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     // Claim the new slug first, so the index never empties on the way.
     if !owned {
         index.set_hash_field(Field::Arg(wanted), name.as_ptr());
-        replicate(
-            ctx,
-            c"HSET",
-            &[Word::Arg(*index_name), Word::Arg(wanted), Word::Arg(*name)],
-        );
         hash_event(&index, c"hset");
     }
     if let Some(old) = current.filter(|old| *old != wanted.as_bytes()) {
@@ -296,21 +296,13 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         let old_owner = index.hash_field(Field::Arg(old.as_arg()))?;
         if old_owner.is_some_and(|owner| owner.as_bytes() == name.as_bytes()) {
             index.delete_hash_field(Field::Arg(old.as_arg()));
-            replicate(
-                ctx,
-                c"HDEL",
-                &[Word::Arg(*index_name), Word::Arg(old.as_arg())],
-            );
             hash_event(&index, c"hdel");
         }
     }
     article.set_hash_field(Field::Name(SLUG), wanted.as_ptr());
-    replicate(
-        ctx,
-        c"HSET",
-        &[Word::Arg(*name), Word::Token(SLUG), Word::Arg(wanted)],
-    );
     hash_event(&article, c"hset");
+    // The move follows from the two hashes alone.
+    replicate::verbatim(ctx);
     Ok(RedisValue::Integer(1))
 }
 
@@ -349,12 +341,9 @@ fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         Field::Name(VIEWS),
         OwnedString::from_i64(ctx, views).as_ptr(),
     );
-    replicate(
-        ctx,
-        c"HSET",
-        &[Word::Arg(*name), Word::Token(VIEWS), Word::Int(views)],
-    );
     hash_event(&article, c"hincrby");
+    // The count follows from the stored one, as for HINCRBY.
+    replicate::verbatim(ctx);
     Ok(RedisValue::Integer(views))
 }
 
@@ -380,7 +369,6 @@ fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let current = article.hash_field(Field::Name(SLUG))?;
     article.delete();
-    replicate(ctx, c"DEL", &[Word::Arg(*name)]);
     article.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
     if let (Some(index), Some(current)) = (&index, &current) {
         // Only the article's own mapping: a slug since given to another
@@ -388,17 +376,14 @@ fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         let owner = index.hash_field(Field::Arg(current.as_arg()))?;
         if owner.is_some_and(|owner| owner.as_bytes() == name.as_bytes()) {
             index.delete_hash_field(Field::Arg(current.as_arg()));
-            replicate(
-                ctx,
-                c"HDEL",
-                &[Word::Arg(index.name()), Word::Arg(current.as_arg())],
-            );
             hash_event(index, c"hdel");
             if index.kind() == Kind::Empty {
                 index.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
             }
         }
     }
+    // What goes follows from the two hashes alone.
+    replicate::verbatim(ctx);
     Ok(RedisValue::Integer(1))
 }
 

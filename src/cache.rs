@@ -13,7 +13,7 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::key::{Field, Key, Kind};
-use crate::common::replicate::{replicate, Word};
+use crate::common::replicate::{self, Word};
 use crate::common::time::{now_ms, ttl_ms};
 use crate::entry;
 
@@ -53,7 +53,24 @@ fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if (nx.is_some() && exists) || (xx.is_some() && !exists) {
         return Ok(RedisValue::Null);
     }
-    key.set_value(&minified, ttl.map(|ms| now_ms().saturating_add(ms)))?;
+    match ttl {
+        // Without a TTL the stored value follows from the arguments (and
+        // NX/XX from the key), so the command goes verbatim.
+        None => {
+            key.set_value(&minified, None)?;
+            replicate::verbatim(ctx);
+        }
+        Some(ms) => {
+            let at = now_ms().saturating_add(ms);
+            key.set_value(&minified, Some(at))?;
+            let (name, value) = (Word::Arg(*name), Word::Bytes(&minified));
+            replicate::effect(
+                ctx,
+                c"SET",
+                &[name, value, Word::Token(c"PXAT"), Word::Int(at)],
+            );
+        }
+    }
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -126,8 +143,8 @@ fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let at = now_ms().saturating_add(ttl);
     key.set_expire_at(Some(at));
-    replicate(ctx, c"HSET", &words);
-    replicate(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
+    replicate::effect(ctx, c"HSET", &words);
+    replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
     key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
     key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
     Ok(RedisValue::Integer(added))

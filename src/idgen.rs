@@ -4,6 +4,10 @@
 //! makes), or a field of a hash (what `HINCRBY` makes), so existing clients
 //! keep reading and writing it. Its value is the last ID handed out or
 //! reserved; 0 when it was never used.
+//!
+//! Replication: verbatim. What a call hands out follows from the stored value
+//! alone, so a replica or an AOF replay running the same command reaches the
+//! same value, as for `INCR`.
 
 use std::os::raw::c_int;
 
@@ -12,7 +16,7 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::key::{Field, Key, OwnedString};
-use crate::common::replicate::{replicate, Word};
+use crate::common::replicate;
 use crate::entry;
 
 const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not an integer");
@@ -56,23 +60,14 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Stores a new last ID, replicates it as an absolute value and announces
-    /// the write as the equivalent built-in (`incrby` / `hincrby`) would.
+    /// Stores a new last ID and announces the write as the equivalent
+    /// built-in (`incrby` / `hincrby`) would.
     fn set_last(&self, ctx: &Context, last: i64) -> Result<(), RedisError> {
         match self.field {
             None => self.key.store_integer(last)?,
             Some(field) => {
                 self.key
                     .set_hash_field(Field::Arg(field), OwnedString::from_i64(ctx, last).as_ptr());
-                replicate(
-                    ctx,
-                    c"HSET",
-                    &[
-                        Word::Arg(self.key.name()),
-                        Word::Arg(field),
-                        Word::Int(last),
-                    ],
-                );
                 self.key
                     .written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
             }
@@ -101,6 +96,8 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let generator = Generator::new(Key::write(ctx, *name), single(field));
     let (first, last) = take(generator.last()?, count)?;
     generator.set_last(ctx, last)?;
+    // The IDs follow from the stored value alone, as for INCR.
+    replicate::verbatim(ctx);
     Ok(RedisValue::Integer(first))
 }
 
@@ -121,6 +118,7 @@ fn reserve<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Ok(RedisValue::Integer(0));
     }
     generator.set_last(ctx, floor)?;
+    replicate::verbatim(ctx);
     Ok(RedisValue::Integer(1))
 }
 

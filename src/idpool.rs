@@ -5,12 +5,16 @@
 //! clock or forever (see `idpool/pool.rs` for the rules and `idpool/tree.rs`
 //! for the O(log n) structure). It costs memory per live lease, not per ID.
 //!
-//! Writes are decided here and replicated as their effect: `IDPOOL.APPLY key
-//! max next [FREE id]… [LEASE id at]…` sets the bounds, frees and leases
-//! exactly as the primary chose, with absolute expiry times (`at`, 0 for
-//! never), so a replica or an AOF replay whose clock differs still ends in
-//! the primary's state. As with keys that expire, only the primary removes
-//! ended leases (when a write touches the pool) and replicates the removal.
+//! Replication. A write whose outcome follows from the stored leases alone
+//! goes verbatim: `CREATE`, a `RELEASE` that reclaimed nothing else, a `NEXT`
+//! whose lease never ends and that reclaimed nothing. A write that reads the
+//! clock (a lease from now, ended leases reclaimed, `RENEW`, `RESIZE`'s check
+//! of live leases) sends its effect: `IDPOOL.APPLY key max next [FREE id]…
+//! [LEASE id at]…` sets the bounds, frees and leases exactly as the primary
+//! chose, with absolute expiry times (`at`, 0 for never), so a replica or an
+//! AOF replay whose clock differs still ends in the primary's state. As with
+//! keys that expire, only the primary removes ended leases (when a write
+//! touches the pool) and replicates the removal.
 
 mod pool;
 mod tree;
@@ -26,7 +30,7 @@ use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::key::{Key, Kind};
 use crate::common::panic::{guard, log_warning};
-use crate::common::replicate::{replicate, Word};
+use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
 use crate::common::time::{now_ms, ttl_ms};
 use crate::{api, entry};
@@ -167,10 +171,15 @@ impl Freed {
     }
 }
 
-/// Removes the pool's ended leases (a write on the primary does this first).
-fn reclaim(pool: &mut Pool, now: u64) -> Freed {
+/// Removes the pool's ended leases: a write on the primary does this first
+/// and replicates the removals. A replica or an AOF replay running a command
+/// that went verbatim reclaims nothing: the primary had nothing to reclaim
+/// then, or it would have sent the effect instead.
+fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Freed {
     let mut freed = Freed::default();
-    pool.reclaim(now, |id| freed.push(id));
+    if replicate::deciding(ctx) {
+        pool.reclaim(now, |id| freed.push(id));
+    }
     freed
 }
 
@@ -222,15 +231,11 @@ fn replicate_effect(
         {
             *slot = word;
         }
-        replicate(ctx, c"IDPOOL.APPLY", words);
+        replicate::effect(ctx, c"IDPOOL.APPLY", words);
         if last {
             break;
         }
     }
-}
-
-fn replicate_verbatim(ctx: &Context) {
-    unsafe { api!(RedisModule_ReplicateVerbatim)(ctx.get_raw()) };
 }
 
 /// `IDPOOL.CREATE key max [TTL ms]` → `OK`.
@@ -247,7 +252,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     key.set_typed_value(pool_type(), Box::new(Pool::new(max, ttl)))?;
     // Deterministic: the key was empty here, so it is on every replica.
-    replicate_verbatim(ctx);
+    replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.create");
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -263,13 +268,18 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let pool = existing(&mut key)?;
     let now = now();
     let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
-    let freed = reclaim(pool, now);
+    let freed = reclaim(ctx, pool, now);
     let taken = pool.take(expiry);
     if taken.is_none() && freed.is_empty() {
         // Full: nothing stored changed.
         return Ok(RedisValue::Null);
     }
-    replicate_effect(ctx, *name, pool, &freed, taken.map(|id| (id, expiry)));
+    if expiry == FOREVER && freed.is_empty() {
+        // No clock involved: the ID follows from the stored leases alone.
+        replicate::verbatim(ctx);
+    } else {
+        replicate_effect(ctx, *name, pool, &freed, taken.map(|id| (id, expiry)));
+    }
     let Some(id) = taken else {
         return Ok(RedisValue::Null);
     };
@@ -285,13 +295,17 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let mut key = Key::write(ctx, *name);
     let pool = existing(&mut key)?;
     let id = parse_id(*id, pool.max())?;
-    let mut freed = reclaim(pool, now());
+    let mut freed = reclaim(ctx, pool, now());
+    let reclaimed = !freed.is_empty();
     let released = pool.release(id);
     if released {
         freed.push(id);
     }
-    if !freed.is_empty() {
+    if reclaimed {
+        // The clock freed other leases too: send all that was freed.
         replicate_effect(ctx, *name, pool, &freed, None);
+    } else if released {
+        replicate::verbatim(ctx);
     }
     if !released {
         return Ok(RedisValue::Integer(0));
@@ -312,7 +326,7 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let id = parse_id(*id, pool.max())?;
     let now = now();
     let expiry = expiry("idpool.renew", now, ttl)?;
-    let freed = reclaim(pool, now);
+    let freed = reclaim(ctx, pool, now);
     let renewed = pool.renew(id, expiry);
     if renewed || !freed.is_empty() {
         replicate_effect(ctx, *name, pool, &freed, renewed.then_some((id, expiry)));
@@ -338,7 +352,7 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             "ERR cannot shrink the pool to {max}: ID {leased} is leased"
         )));
     }
-    let freed = reclaim(pool, now);
+    let freed = reclaim(ctx, pool, now);
     pool.apply(max, pool.next(), &[], &[]);
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
@@ -410,7 +424,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let mut key = Key::write(ctx, *name);
     existing(&mut key)?.apply(max, next, &freed, &leases);
-    replicate_verbatim(ctx);
+    replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.apply");
     Ok(RedisValue::SimpleStringStatic("OK"))
 }

@@ -38,7 +38,7 @@ use crate::common::command::{
 };
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::panic::guard;
-use crate::common::replicate::{replicate, Word};
+use crate::common::replicate::{self, Word};
 use crate::common::time::{now_ms, ttl_ms};
 use crate::entry;
 
@@ -170,8 +170,8 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         fence_key.integer()?;
     }
     match holder {
-        Holder::Nobody => grant(&lock, fence_key.as_ref(), token, lease, false),
-        Holder::Caller => grant(&lock, fence_key.as_ref(), token, lease, true),
+        Holder::Nobody => grant(ctx, &lock, fence_key.as_ref(), token, lease, false),
+        Holder::Caller => grant(ctx, &lock, fence_key.as_ref(), token, lease, true),
         Holder::Other => {
             let Some(wait) = wait.filter(|_| may_block(ctx)) else {
                 return Ok(RedisValue::Null);
@@ -208,6 +208,7 @@ enum Holder {
 /// token). Everything is checked before anything is written. Replicated as
 /// `SET key token [PXAT t]` and `SET fencekey n KEEPTTL`.
 fn grant(
+    ctx: &Context,
     lock: &Key,
     fence: Option<&Key>,
     token: &[u8],
@@ -224,10 +225,31 @@ fn grant(
             )),
         },
     };
-    lock.set_value(token, lease.map(|ms| now_ms().saturating_add(ms)))?;
+    // A lease ends at a time of this server's clock: replicated as its
+    // effect, with that absolute time.
+    let expire_at = lease.map(|ms| now_ms().saturating_add(ms));
+    lock.set_value(token, expire_at)?;
+    let (name, value) = (Word::Arg(lock.name()), Word::Bytes(token));
+    match expire_at {
+        Some(at) => replicate::effect(
+            ctx,
+            c"SET",
+            &[name, value, Word::Token(c"PXAT"), Word::Int(at)],
+        ),
+        None => replicate::effect(ctx, c"SET", &[name, value]),
+    }
     match (fence, fencing) {
         (Some(fence), Some((value, true))) => {
             fence.store_integer(value)?;
+            replicate::effect(
+                ctx,
+                c"SET",
+                &[
+                    Word::Arg(fence.name()),
+                    Word::Int(value),
+                    Word::Token(c"KEEPTTL"),
+                ],
+            );
             Ok(RedisValue::Integer(value))
         }
         (_, Some((value, false))) => Ok(RedisValue::Integer(value)),
@@ -246,8 +268,10 @@ fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         let held = lock.string()? == Some(token);
         if held {
             lock.delete();
-            replicate(ctx, c"DEL", &[Word::Arg(*name)]);
             lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+            // The release follows from the stored token alone; a hand-off to
+            // a waiter below is replicated as its own effect, after it.
+            replicate::verbatim(ctx);
         }
         held
     };
@@ -273,7 +297,7 @@ fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         if held {
             let at = now_ms().saturating_add(lease);
             lock.set_expire_at(Some(at));
-            replicate(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
+            replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
             lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
         }
         held
@@ -372,7 +396,14 @@ fn serve(ctx: &Context, id: &LockId) {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        let reply = grant(&lock, fence.as_ref(), &request.token, request.lease, false);
+        let reply = grant(
+            ctx,
+            &lock,
+            fence.as_ref(),
+            &request.token,
+            request.lease,
+            false,
+        );
         drop(fence);
         drop(lock);
         // A refused grant (the fence key changed type meanwhile) answers that

@@ -323,7 +323,7 @@ server_tests! {
     }
 
     fn replica_and_aof_hold_exactly_the_primary_data(flavor) {
-        harness::replica_converges(flavor, "article.", |_, con| article_workload(con));
+        harness::replica_converges(flavor, |_, con| article_workload(con));
         let server = harness::aof_round_trip(flavor, |_, con| article_workload(con));
         let mut con = server.con();
         assert_eq!(int(&mut con, &["ARTICLE.VIEW", "{w}:1"]), 4);

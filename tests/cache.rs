@@ -175,7 +175,7 @@ server_tests! {
     }
 
     fn replica_and_aof_hold_exactly_the_primary_data(flavor) {
-        harness::replica_converges(flavor, "cache.", |_, con| cache_workload(con));
+        harness::replica_converges(flavor, |_, con| cache_workload(con));
         harness::aof_round_trip(flavor, |_, con| cache_workload(con));
     }
 

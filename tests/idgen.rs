@@ -197,7 +197,7 @@ server_tests! {
     }
 
     fn replica_holds_exactly_the_primary_values(flavor) {
-        harness::replica_converges(flavor, "idgen", |_, con| mixed_workload(con));
+        harness::replica_converges(flavor, |_, con| mixed_workload(con));
     }
 
     fn aof_restart_restores_exactly_the_same_values(flavor) {

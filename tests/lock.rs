@@ -378,7 +378,7 @@ server_tests! {
     }
 
     fn replica_and_aof_hold_exactly_the_primary_state(flavor) {
-        harness::replica_converges(flavor, "lock.", |server, con| {
+        harness::replica_converges(flavor, |server, con| {
             lock_workload(server, con);
             WORKLOAD_KEYS.to_vec()
         });

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg, NOT_AN_INTEGER};
-use super::replicate::{create_string, replicate, Word};
+use super::replicate::create_string;
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -98,41 +98,23 @@ impl<'a> Key<'a> {
         }
     }
 
-    /// Stores a counter's new value as `INCR` would (in place, TTL kept),
-    /// replicates it as an absolute `SET … KEEPTTL` and announces `incrby`.
+    /// Stores a counter's new value as `INCR` would (in place, TTL kept) and
+    /// announces `incrby`. The caller replicates.
     pub fn store_integer(&self, value: i64) -> Result<(), RedisError> {
         self.set_string(itoa::Buffer::new().format(value).as_bytes())?;
-        replicate(
-            self.ctx,
-            c"SET",
-            &[
-                Word::Arg(self.name),
-                Word::Int(value),
-                Word::Token(c"KEEPTTL"),
-            ],
-        );
         self.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
         Ok(())
     }
 
     /// Makes the key the string `value` with its TTL ending at `expire_at` (or
     /// none), as `SET key value [PXAT t]` does — a value of another type is
-    /// replaced — and replicates exactly that, with the absolute time.
+    /// replaced — and announces it. The caller replicates.
     pub fn set_value(&self, value: &[u8], expire_at: Option<i64>) -> Result<(), RedisError> {
         if !matches!(self.kind(), Kind::Empty | Kind::String) {
             self.delete();
         }
         self.set_string(value)?;
         self.set_expire_at(expire_at);
-        let (name, word) = (Word::Arg(self.name), Word::Bytes(value));
-        match expire_at {
-            Some(at) => replicate(
-                self.ctx,
-                c"SET",
-                &[name, word, Word::Token(c"PXAT"), Word::Int(at)],
-            ),
-            None => replicate(self.ctx, c"SET", &[name, word]),
-        }
         self.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
         if expire_at.is_some() {
             self.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");

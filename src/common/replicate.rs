@@ -1,8 +1,16 @@
-//! Effect replication. A command decides on the primary and sends replicas and
-//! the AOF the plain commands that reproduce its effect (`SET … KEEPTTL`,
-//! `HSET`, later `PEXPIREAT` with absolute times), never itself, so a replica
-//! or an AOF replay reaches the primary's state whatever its own clock or
-//! module version.
+//! Replication, decided per command and per call, in the command's own code:
+//!
+//! - [`verbatim`]: the command as it came, when its outcome depends only on
+//!   its arguments and the keys' contents (as the server replicates `INCR`).
+//!   A replica or an AOF replay runs the same command on the same data and
+//!   reaches the same state; it costs what a built-in's propagation costs.
+//! - [`effect`]: plain commands that reproduce what the command did, with
+//!   absolute times (`SET … PXAT`, `PEXPIREAT`, `IDPOOL.APPLY … LEASE id at`),
+//!   when the outcome depends on the clock, on a choice the module made, or
+//!   on state a replica lacks (a waiter queue), as the server turns `SET … EX`
+//!   into `SET … PXAT`.
+//!
+//! A command that changed nothing replicates nothing.
 
 use std::ffi::CStr;
 
@@ -28,9 +36,23 @@ pub enum Word<'a> {
 /// Words a replicated command has without a heap allocation.
 const INLINE_WORDS: usize = 16;
 
+/// Replicates the running command as it came.
+pub fn verbatim(ctx: &Context) {
+    unsafe { api!(RedisModule_ReplicateVerbatim)(ctx.get_raw()) };
+}
+
+/// Whether this server decides outcomes itself: a primary running a client's
+/// command, not a replica applying its primary's stream nor a server loading
+/// its AOF (there a command replicated verbatim must do exactly what it did
+/// on the primary, e.g. reclaim no ended lease by its own clock).
+pub fn deciding(ctx: &Context) -> bool {
+    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
+    flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0
+}
+
 /// Sends `command words…` to replicas and the AOF once the running command
-/// ends (inside one MULTI/EXEC with any other effect it replicates).
-pub fn replicate(ctx: &Context, command: &CStr, words: &[Word]) {
+/// ends (inside one MULTI/EXEC with anything else it replicates, in order).
+pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
     let raw_ctx = ctx.get_raw();
     let mut inline = [std::ptr::null_mut::<raw::RedisModuleString>(); INLINE_WORDS];
     let mut heap = Vec::new();

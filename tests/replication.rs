@@ -1,0 +1,394 @@
+//! The README's replication table, row by row, on real servers: each write
+//! command goes to replicas and the AOF verbatim or as its effect, as the
+//! table says, and a replica and an AOF replay then hold exactly what the
+//! primary holds (every key's `DUMP` and `PEXPIRETIME`, and `DEBUG DIGEST`).
+//!
+//! The replica's clock is not the primary's: while the primary runs a row's
+//! command the replica is held in `DEBUG SLEEP`, so it applies the command
+//! hundreds of milliseconds later, and the AOF is replayed later still, after
+//! a restart. A clock-dependent command sent verbatim would land on another
+//! expiry or lease end there, and the comparison would fail.
+
+mod harness;
+
+use std::collections::BTreeSet;
+use std::thread;
+use std::time::Duration;
+
+use harness::{cmd, commands_run, state, Connection, Replicated, Server, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sent {
+    /// The command itself.
+    Verbatim,
+    /// Other commands reproducing its effect (named here, lower case).
+    Effect(&'static [&'static str]),
+}
+
+struct Row {
+    /// What the row shows, for failure messages.
+    case: &'static str,
+    setup: &'static [&'static [&'static str]],
+    call: &'static [&'static str],
+    sent: Sent,
+    keys: &'static [&'static str],
+}
+
+const SET: Sent = Sent::Effect(&["set"]);
+const HSET: Sent = Sent::Effect(&["hset"]);
+const APPLY: Sent = Sent::Effect(&["idpool.apply"]);
+
+/// One row per command and per way it can replicate. Keys of a row share a
+/// hash tag; rows use different keys, so all can run on one server.
+const ROWS: &[Row] = &[
+    Row {
+        case: "IDGEN.NEXT",
+        setup: &[],
+        call: &["IDGEN.NEXT", "{a}gen", "COUNT", "3"],
+        sent: Sent::Verbatim,
+        keys: &["{a}gen"],
+    },
+    Row {
+        case: "IDGEN.NEXT FIELD",
+        setup: &[],
+        call: &["IDGEN.NEXT", "{b}ids", "FIELD", "orders"],
+        sent: Sent::Verbatim,
+        keys: &["{b}ids"],
+    },
+    Row {
+        case: "IDGEN.RESERVE",
+        setup: &[&["SET", "{c}gen", "7", "PX", "600000"]],
+        call: &["IDGEN.RESERVE", "{c}gen", "1000"],
+        sent: Sent::Verbatim,
+        keys: &["{c}gen"],
+    },
+    Row {
+        case: "LOCK.ACQUIRE (a lease from now, a fence)",
+        setup: &[],
+        call: &[
+            "LOCK.ACQUIRE",
+            "{d}lock",
+            "t1",
+            "PX",
+            "600000",
+            "FENCE",
+            "{d}fence",
+        ],
+        sent: SET,
+        keys: &["{d}lock", "{d}fence"],
+    },
+    Row {
+        case: "LOCK.RELEASEIF (no waiter)",
+        setup: &[&["LOCK.ACQUIRE", "{e}lock", "t1", "PX", "600000"]],
+        call: &["LOCK.RELEASEIF", "{e}lock", "t1"],
+        sent: Sent::Verbatim,
+        keys: &["{e}lock"],
+    },
+    Row {
+        case: "LOCK.EXTEND",
+        setup: &[&["LOCK.ACQUIRE", "{f}lock", "t1", "PX", "600000"]],
+        call: &["LOCK.EXTEND", "{f}lock", "t1", "PX", "900000"],
+        sent: Sent::Effect(&["pexpireat"]),
+        keys: &["{f}lock"],
+    },
+    Row {
+        case: "ARTICLE.CREATE (created_at, a slug)",
+        setup: &[],
+        call: &[
+            "ARTICLE.CREATE",
+            "{g}art",
+            "t",
+            "c",
+            "au",
+            "SLUG",
+            "{g}slugs",
+            "hello",
+        ],
+        sent: HSET,
+        keys: &["{g}art", "{g}slugs"],
+    },
+    Row {
+        case: "ARTICLE.UPDATE (updated_at)",
+        setup: &[&["ARTICLE.CREATE", "{h}art", "t", "c", "au"]],
+        call: &["ARTICLE.UPDATE", "{h}art", "TITLE", "t2"],
+        sent: HSET,
+        keys: &["{h}art"],
+    },
+    Row {
+        case: "ARTICLE.SETSLUG",
+        setup: &[&[
+            "ARTICLE.CREATE",
+            "{i}art",
+            "t",
+            "c",
+            "au",
+            "SLUG",
+            "{i}slugs",
+            "old",
+        ]],
+        call: &["ARTICLE.SETSLUG", "{i}art", "{i}slugs", "new"],
+        sent: Sent::Verbatim,
+        keys: &["{i}art", "{i}slugs"],
+    },
+    Row {
+        case: "ARTICLE.VIEW",
+        setup: &[&["ARTICLE.CREATE", "{j}art", "t", "c", "au"]],
+        call: &["ARTICLE.VIEW", "{j}art"],
+        sent: Sent::Verbatim,
+        keys: &["{j}art"],
+    },
+    Row {
+        case: "ARTICLE.DELETE",
+        setup: &[
+            &[
+                "ARTICLE.CREATE",
+                "{k}art",
+                "t",
+                "c",
+                "au",
+                "SLUG",
+                "{k}slugs",
+                "x",
+            ],
+            &[
+                "ARTICLE.CREATE",
+                "{k}art2",
+                "t",
+                "c",
+                "au",
+                "SLUG",
+                "{k}slugs",
+                "y",
+            ],
+        ],
+        call: &["ARTICLE.DELETE", "{k}art", "SLUG", "{k}slugs"],
+        sent: Sent::Verbatim,
+        keys: &["{k}art", "{k}art2", "{k}slugs"],
+    },
+    Row {
+        case: "CACHE.SETJSON (no TTL)",
+        setup: &[],
+        call: &["CACHE.SETJSON", "{l}doc", "{ \"a\" : [1, 2.50] }"],
+        sent: Sent::Verbatim,
+        keys: &["{l}doc"],
+    },
+    Row {
+        case: "CACHE.SETJSON EX",
+        setup: &[],
+        call: &["CACHE.SETJSON", "{m}doc", "{\"a\":1}", "EX", "600"],
+        sent: SET,
+        keys: &["{m}doc"],
+    },
+    Row {
+        case: "CACHE.HSET",
+        setup: &[],
+        call: &["CACHE.HSET", "{n}h", "PX", "600000", "f", "v", "g", "w"],
+        sent: Sent::Effect(&["hset", "pexpireat"]),
+        keys: &["{n}h"],
+    },
+    Row {
+        case: "IDPOOL.CREATE",
+        setup: &[],
+        call: &["IDPOOL.CREATE", "{o}pool", "100", "TTL", "600000"],
+        sent: Sent::Verbatim,
+        keys: &["{o}pool"],
+    },
+    Row {
+        case: "IDPOOL.NEXT (a lease that never ends)",
+        setup: &[
+            &["IDPOOL.CREATE", "{p}pool", "100"],
+            &["IDPOOL.NEXT", "{p}pool"],
+        ],
+        call: &["IDPOOL.NEXT", "{p}pool"],
+        sent: Sent::Verbatim,
+        keys: &["{p}pool"],
+    },
+    Row {
+        case: "IDPOOL.NEXT TTL (a lease from now)",
+        setup: &[&["IDPOOL.CREATE", "{q}pool", "100"]],
+        call: &["IDPOOL.NEXT", "{q}pool", "TTL", "600000"],
+        sent: APPLY,
+        keys: &["{q}pool"],
+    },
+    Row {
+        case: "IDPOOL.NEXT reclaiming an ended lease",
+        setup: &[
+            &["IDPOOL.CREATE", "{r}pool", "100"],
+            &["IDPOOL.NEXT", "{r}pool", "TTL", "1"],
+        ],
+        call: &["IDPOOL.NEXT", "{r}pool"],
+        sent: APPLY,
+        keys: &["{r}pool"],
+    },
+    Row {
+        case: "IDPOOL.RELEASE",
+        setup: &[
+            &["IDPOOL.CREATE", "{s}pool", "100"],
+            &["IDPOOL.NEXT", "{s}pool", "TTL", "600000"],
+        ],
+        call: &["IDPOOL.RELEASE", "{s}pool", "1"],
+        sent: Sent::Verbatim,
+        keys: &["{s}pool"],
+    },
+    Row {
+        case: "IDPOOL.RELEASE reclaiming an ended lease",
+        setup: &[
+            &["IDPOOL.CREATE", "{t}pool", "100"],
+            &["IDPOOL.NEXT", "{t}pool", "TTL", "600000"],
+            &["IDPOOL.NEXT", "{t}pool", "TTL", "1"],
+        ],
+        call: &["IDPOOL.RELEASE", "{t}pool", "1"],
+        sent: APPLY,
+        keys: &["{t}pool"],
+    },
+    Row {
+        case: "IDPOOL.RENEW",
+        setup: &[
+            &["IDPOOL.CREATE", "{u}pool", "100"],
+            &["IDPOOL.NEXT", "{u}pool", "TTL", "600000"],
+        ],
+        call: &["IDPOOL.RENEW", "{u}pool", "1", "900000"],
+        sent: APPLY,
+        keys: &["{u}pool"],
+    },
+    Row {
+        case: "IDPOOL.RESIZE",
+        setup: &[&["IDPOOL.CREATE", "{v}pool", "100"]],
+        call: &["IDPOOL.RESIZE", "{v}pool", "50"],
+        sent: APPLY,
+        keys: &["{v}pool"],
+    },
+];
+
+fn ok(con: &mut Connection, words: &[&str]) {
+    let reply: Value = cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
+    assert!(
+        !matches!(reply, Value::ServerError(_) | Value::Nil),
+        "{words:?} answered {reply:?}"
+    );
+}
+
+fn setup(con: &mut Connection, row: &Row) {
+    for words in row.setup {
+        ok(con, words);
+    }
+    // Leases of 1 ms end before the row's command runs.
+    thread::sleep(Duration::from_millis(5));
+}
+
+/// Holds the replica's event loop for a while (it applies the stream late).
+fn hold(replica: &Server) -> thread::JoinHandle<()> {
+    let mut con = replica.con();
+    let held = thread::spawn(move || {
+        let _: Value = cmd(&["DEBUG", "SLEEP", "0.3"]).query(&mut con).unwrap();
+    });
+    thread::sleep(Duration::from_millis(50));
+    held
+}
+
+fn all_keys() -> Vec<&'static str> {
+    ROWS.iter()
+        .flat_map(|row| row.keys.iter().copied())
+        .collect()
+}
+
+server_tests! {
+    fn each_write_reaches_a_late_replica_as_the_table_says(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut primary = pair.primary.con();
+        let mut replica = pair.replica.con();
+        for row in ROWS {
+            setup(&mut primary, row);
+            pair.sync();
+            let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
+            let held = hold(&pair.replica);
+            ok(&mut primary, row.call);
+            held.join().unwrap();
+            pair.sync();
+            let name = row.call[0].to_lowercase();
+            let received: BTreeSet<String> = commands_run(&mut replica)
+                .into_iter()
+                .map(|(command, _)| command)
+                // Only data commands: not the test's own CONFIG, CLIENT, DEBUG or
+                // INFO, nor the stream's SELECT, MULTI and EXEC.
+                .filter(|command| !command.contains('|') && !matches!(command.as_str(), "debug" | "ping" | "info" | "select" | "multi" | "exec" | "replconf" | "hello"))
+                .collect();
+            let expected: BTreeSet<String> = match row.sent {
+                Sent::Verbatim => BTreeSet::from([name.clone()]),
+                Sent::Effect(commands) => commands.iter().map(|c| c.to_string()).collect(),
+            };
+            assert_eq!(received, expected, "{}: the replica received other commands", row.case);
+            assert_eq!(
+                state(&mut primary, row.keys),
+                state(&mut replica, row.keys),
+                "{}: the replica holds another state",
+                row.case
+            );
+        }
+    }
+
+    fn each_write_replays_from_the_aof_later_to_the_same_state(flavor) {
+        let server = harness::aof_round_trip(flavor, |_, con| {
+            for row in ROWS {
+                setup(con, row);
+                ok(con, row.call);
+            }
+            // The replay comes later still: the restart, and this.
+            thread::sleep(Duration::from_millis(300));
+            all_keys()
+        });
+        drop(server);
+    }
+
+    fn a_hand_off_goes_as_the_release_then_the_grant(flavor) {
+        // LOCK.RELEASEIF with a client waiting: the release verbatim, then
+        // the waiter's grant as its effect (the replica has no queue).
+        let pair = Replicated::start(flavor);
+        let mut primary = pair.primary.con();
+        let mut replica = pair.replica.con();
+        ok(&mut primary, &["LOCK.ACQUIRE", "{w}lock", "t1", "PX", "600000"]);
+        let mut waiting = pair.primary.con();
+        let waiter = thread::spawn(move || -> i64 {
+            cmd(&["LOCK.ACQUIRE", "{w}lock", "t2", "PX", "600000", "WAIT", "20000", "FENCE", "{w}fence"])
+                .query(&mut waiting)
+                .unwrap()
+        });
+        harness::wait_until("the waiter is queued", || {
+            harness::info_field(&mut primary, "clients", "blocked_clients").as_deref() == Some("1")
+        });
+        pair.sync();
+        let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
+        let held = hold(&pair.replica);
+        ok(&mut primary, &["LOCK.RELEASEIF", "{w}lock", "t1"]);
+        assert_eq!(waiter.join().unwrap(), 1, "the waiter's fencing token");
+        held.join().unwrap();
+        pair.sync();
+        let received: BTreeSet<String> = commands_run(&mut replica)
+            .into_iter()
+            .map(|(command, _)| command)
+            .filter(|command| command.starts_with("lock.") || command == "set")
+            .collect();
+        assert_eq!(received, BTreeSet::from(["lock.releaseif".to_string(), "set".to_string()]));
+        let keys = ["{w}lock", "{w}fence"];
+        assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
+        let holder: String = cmd(&["GET", "{w}lock"]).query(&mut replica).unwrap();
+        assert_eq!(holder, "t2");
+    }
+
+    fn the_table_covers_every_write_command(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let names: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"]).query(&mut con).unwrap();
+        let covered: BTreeSet<String> = ROWS.iter().map(|row| row.call[0].to_lowercase()).collect();
+        for name in names {
+            let info: Vec<Value> = cmd(&["COMMAND", "INFO", &name]).query(&mut con).unwrap();
+            let flags = format!("{:?}", info.first());
+            // IDPOOL.APPLY only carries other commands' effects.
+            if flags.contains("write") && name != "idpool.apply" {
+                assert!(covered.contains(&name), "{name} has no row in the replication table");
+            }
+        }
+    }
+}
