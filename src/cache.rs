@@ -6,6 +6,8 @@
 //! A JSON value is a plain string holding the document minified (numbers kept
 //! exactly as written, object keys in their order), so `GET` still reads it.
 
+mod json;
+
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
@@ -28,9 +30,14 @@ const XX: OptSpec = OptSpec {
     values: 0,
 };
 
-/// Parses and minifies a JSON document; the error names where it is wrong.
-/// (serde_json's messages describe the mistake without quoting the input.)
+/// Checks and minifies a JSON document: in one pass when it can (see
+/// `json.rs`), else through a document tree, whose error names where the
+/// document is wrong (serde_json's messages describe the mistake without
+/// quoting the input).
 fn minify(document: &[u8]) -> Result<Vec<u8>, RedisError> {
+    if let Some(minified) = json::minify(document) {
+        return Ok(minified);
+    }
     let value: serde_json::Value = serde_json::from_slice(document)
         .map_err(|error| RedisError::String(format!("ERR invalid JSON: {error}")))?;
     Ok(serde_json::to_vec(&value).unwrap_or_default())
