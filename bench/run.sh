@@ -22,6 +22,7 @@ article_results=bench/results/article.md
 cache_results=bench/results/cache.md
 idpool_results=bench/results/idpool.md
 lock_results=bench/results/lock.md
+hot_results=bench/results/hot.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -38,17 +39,40 @@ rps() { # port, command words… → requests per second
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-start_server() { # binary → sets port, pid and dir
+start_server() { # binary [config…] → sets port, pid and dir
   local binary=$1
+  shift
   port=$(free_port)
   dir=$(mktemp -d)
   "$binary" --port "$port" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
-    --loadmodule "$module" --logfile "$dir/log" &
+    --loadmodule "$module" --logfile "$dir/log" "$@" &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 }
 
 stop_server() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -rf "$dir"; }
+
+# What users run in production: the primary writes an AOF (fsync every
+# second; no automatic rewrite, whose fork would land in random rounds) and
+# streams to one replica, also with the module. Sets port, pid, dir and
+# replica_pid, replica_dir.
+start_replicated() { # binary
+  local binary=$1 primary_port
+  start_server "$binary"
+  replica_pid=$pid replica_dir=$dir
+  local replica_port=$port
+  start_server "$binary" --appendonly yes --appendfsync everysec --auto-aof-rewrite-percentage 0
+  redis-cli -p "$replica_port" replicaof 127.0.0.1 "$port" >/dev/null
+  for _ in $(seq 300); do
+    redis-cli -p "$replica_port" info replication | grep -q 'master_link_status:up' && break
+    sleep 0.1
+  done
+}
+
+stop_replicated() {
+  stop_server
+  kill "$replica_pid" 2>/dev/null; wait "$replica_pid" 2>/dev/null || true; rm -rf "$replica_dir"
+}
 
 server_label() { # name, port
   echo "$1 $(redis-cli -p "$2" info server | awk -F: '/^(valkey|redis)_version/ { v = $2 } END { print v }' | tr -d '\r')"
@@ -70,10 +94,25 @@ medians() {
       samples[$i]+="$(rps "$port" ${commands[$i]}) "
     done
   done
-  best=()
+  best=() rounds_of=()
   for i in "${!commands[@]}"; do
     best[$i]=$(tr ' ' '\n' <<<"${samples[$i]}" | grep . | median)
+    rounds_of[$i]=${samples[$i]}
   done
+}
+
+# Two commands' per-round samples (from the same interleaved rounds) → the
+# median of the per-round ratios, with their range: "0.93× (0.88–0.97)".
+ratio_spread() { # i, j → ratio of command i to command j
+  awk -v a="${rounds_of[$1]}" -v b="${rounds_of[$2]}" 'BEGIN {
+    n = split(a, x, " "); split(b, y, " ")
+    for (k = 1; k <= n; k++) {
+      v = x[k] / y[k]
+      for (m = k - 1; m >= 1 && r[m] > v; m--) r[m + 1] = r[m]
+      r[m + 1] = v
+    }
+    printf "%.2f× (%.2f–%.2f)", r[int((n + 1) / 2)], r[1], r[n]
+  }'
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -238,6 +277,83 @@ idpool_rows() { # label, port
   redis-cli -p "$port" flushall >/dev/null
 }
 
+# The hot command of every family against its built-in and the same recipe
+# as a script (issue targets in the last column).
+hot_field_lua='return redis.call("HINCRBY", KEYS[1], ARGV[1], 1)'
+hot_view_lua='if redis.call("EXISTS", KEYS[1]) == 0 then return false end
+return redis.call("HINCRBY", KEYS[1], "views", 1)'
+hot_get_lua='return redis.call("HGETALL", KEYS[1])'
+hot_create_lua='if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
+local t = redis.call("TIME")
+redis.call("HSET", KEYS[1], "title", ARGV[1], "content", ARGV[2], "author", ARGV[3],
+  "created_at", t[1] * 1000 + math.floor(t[2] / 1000))
+return 1'
+hot_acquire_lua='local held = redis.call("GET", KEYS[1])
+if held == false then redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
+if held == ARGV[1] then redis.call("PEXPIRE", KEYS[1], ARGV[2]) return 1 end
+return false'
+hot_setjson_lua='if not pcall(cjson.decode, ARGV[1]) then return redis.error_reply("ERR invalid JSON") end
+return redis.call("SET", KEYS[1], ARGV[1])'
+# A pool of 1,000,000 IDs and the sorted set of the same IDs, all free.
+hot_pool_lua='redis.call("IDPOOL.CREATE", KEYS[1], ARGV[1])
+local batch = {}
+for id = 1, tonumber(ARGV[1]) do
+  batch[#batch + 1] = 0; batch[#batch + 1] = id
+  if #batch == 2000 then redis.call("ZADD", KEYS[2], unpack(batch)); batch = {} end
+end
+if #batch > 0 then redis.call("ZADD", KEYS[2], unpack(batch)) end'
+hot_requests=${HOT_REQUESTS:-300000}
+hot_rounds=${HOT_ROUNDS:-5}
+
+# A JSON document of about 200 bytes, without spaces.
+json_doc_200() {
+  python3 -c 'import json; print(json.dumps({"id": 10086, "name": "Peter", "tags": ["t%d" % i for i in range(12)], "bio": "x" * 90}, separators=(",", ":")))'
+}
+
+hot_rows() { # label, scenario, port
+  local label=$1 scenario=$2 port=$3 doc requests=$requests rounds=$rounds
+  local next field view get create acquire setjson pool zset_next
+  requests=$hot_requests rounds=$hot_rounds
+  doc=$(json_doc_200)
+  load() { redis-cli -p "$port" script load "$1"; }
+  next=$(load "$next_lua") field=$(load "$hot_field_lua") view=$(load "$hot_view_lua")
+  get=$(load "$hot_get_lua") create=$(load "$hot_create_lua") acquire=$(load "$hot_acquire_lua")
+  setjson=$(load "$hot_setjson_lua") pool=$(load "$hot_pool_lua") zset_next=$(load "$zset_next_lua")
+  medians "$port" "ARTICLE.CREATE art:read hello some-body-text peter" \
+    "INCR gen:a" "IDGEN.NEXT gen:b" "EVALSHA $next 1 gen:c 1" \
+    "HINCRBY ids f 1" "IDGEN.NEXT ids2 FIELD f" "EVALSHA $field 1 ids3 f" \
+    "HINCRBY art:read views 1" "ARTICLE.VIEW art:read" "EVALSHA $view 1 art:read" \
+    "HGETALL art:read" "ARTICLE.GET art:read" "EVALSHA $get 1 art:read" \
+    "HSET art:__rand_int__ title hello content some-body-text author peter created_at 1700000000000" \
+    "ARTICLE.CREATE art:__rand_int__ hello some-body-text peter" \
+    "EVALSHA $create 1 art:__rand_int__ hello some-body-text peter" \
+    "SET lock:__rand_int__ tok NX PX 60000" "LOCK.ACQUIRE lock:__rand_int__ tok PX 60000" \
+    "EVALSHA $acquire 1 lock:__rand_int__ tok 60000" \
+    "SET page:__rand_int__ $doc" "CACHE.SETJSON page:__rand_int__ $doc" \
+    "EVALSHA $setjson 1 page:__rand_int__ $doc" \
+    "SET page:__rand_int__ $doc EX 60" "CACHE.SETJSON page:__rand_int__ $doc EX 60"
+  local -a b=("${best[@]}")
+  local -a r=("${rounds_of[@]}")
+  row() { # command, i (ours), j (built-in), k (script), target
+    rounds_of=("${r[@]}")
+    local script=""
+    [ -z "$4" ] || script="$(ratio_spread "$2" "$4")"
+    echo "| $label | $scenario | \`$1\` | ${b[$2]} | ${b[$3]} | $(ratio_spread "$2" "$3") | $script | $5 |"
+  }
+  row "IDGEN.NEXT gen" 1 0 2 "≥ 0.9× INCR"
+  row "IDGEN.NEXT ids FIELD f" 4 3 5 "≥ 0.9× HINCRBY"
+  row "ARTICLE.VIEW" 7 6 8 "≥ 0.9× HINCRBY"
+  row "ARTICLE.GET" 10 9 11 "≥ 0.9× HGETALL"
+  row "ARTICLE.CREATE" 13 12 14 "≥ 0.8× HSET of the fields"
+  row "LOCK.ACQUIRE … PX" 16 15 17 "≥ 0.8× SET NX PX"
+  row "CACHE.SETJSON <200 B>" 19 18 20 "≥ 0.6× SET"
+  row "CACHE.SETJSON <200 B> EX 60" 22 21 "" "(against SET … EX 60)"
+  medians "$port" "EVALSHA $pool 2 pool:hot zset:hot 1000000" \
+    "INCR gen:a" "IDPOOL.NEXT pool:hot TTL 60000" "EVALSHA $zset_next 1 zset:hot 60000"
+  b=("${best[@]}") r=("${rounds_of[@]}")
+  row "IDPOOL.NEXT … TTL 60000" 1 0 2 "≥ 0.6× INCR (script: the sorted-set recipe)"
+}
+
 machine() {
   local cpu
   cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -250,11 +366,11 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-idgen article lock cache idpool} "
+families=" ${FAMILIES:-hot idgen article lock cache idpool} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
-idpool_table=() memory_rows=()
+idpool_table=() memory_rows=() hot_table=() hot_release_table=()
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
@@ -269,8 +385,44 @@ for server in "${servers[@]}"; do
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
   fi
+  if wants hot; then
+    hot_table+=("$(hot_rows "$label" standalone "$port")")
+    hot_release_table+=("$("$driver" "$port" "$label, standalone" release)")
+  fi
   stop_server
+  if wants hot; then
+    start_replicated "${server#*:}"
+    hot_table+=("$(hot_rows "$label" "replica + AOF" "$port")")
+    hot_release_table+=("$("$driver" "$port" "$label, replica + AOF" release)")
+    stop_replicated
+  fi
 done
+
+wants hot && {
+  echo "# Hot commands against the built-ins"
+  echo
+  machine
+  echo "redis-benchmark: $clients clients, pipeline $pipeline, $hot_requests requests per run, $hot_rounds"
+  echo "interleaved rounds (every command of a group once per round, data flushed before each run)."
+  echo "Requests/s are medians; a ratio is the median of the per-round ratios, with their range."
+  echo "*standalone*: no replica, no AOF. *replica + AOF*: the primary has \`appendonly yes\`,"
+  echo "\`appendfsync everysec\` and one replica attached (both with the module); every write then pays"
+  echo "propagation. Scripts are the same recipe as \`EVALSHA\` (bench/run.sh)."
+  echo
+  echo "| server | scenario | command | requests/s | built-in req/s | × built-in | × EVALSHA | target |"
+  echo "|---|---|---|---:|---:|---|---|---|"
+  printf '%s\n' "${hot_table[@]}"
+  echo
+  echo "## LOCK.RELEASEIF"
+  echo
+  echo "examples/bench_driver.rs: 8 clients, 64 locks each; a round takes all 512 locks, then releases"
+  echo "them; *releases/s* times the release phase. Median of 3 interleaved rounds of 2 s."
+  echo
+  echo "| server | acquire + release | cycles/s | releases/s | ratio |"
+  echo "|---|---|---:|---:|---|"
+  printf '%s\n' "${hot_release_table[@]}"
+} | tee "$hot_results.tmp"
+wants hot && mv "$hot_results.tmp" "$hot_results"
 
 wants idgen && {
   echo "# IDGEN benchmark"
