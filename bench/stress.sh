@@ -5,6 +5,7 @@
 #   FUZZ_CALLS (default 200000): generated calls per server.
 #   HOSTILE_CALLS (default 200000): valid calls with hostile text, per server.
 #   MEMCHECK_TESTS (default: every suite): the test binaries run under valgrind.
+#   MEMCHECK_CALLS (default 2000): calls of each fuzzer under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,8 @@ results=bench/results/stress.md
 work=$(mktemp -d)
 fuzz_calls=${FUZZ_CALLS:-200000}
 hostile_calls=${HOSTILE_CALLS:-200000}
-memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool}
+memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool replication}
+memcheck_calls=${MEMCHECK_CALLS:-2000}
 export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
 : "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
 
@@ -34,7 +36,7 @@ for suite in $memcheck_tests; do tests+=(--test "$suite"); done
 # Only the valkey-server half of each test; timing-sensitive waits get the
 # slack valgrind needs from the harness's own timeouts.
 memcheck_status=0
-FUZZ_CALLS=2000 HOSTILE_CALLS=2000 VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
+FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
   cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 
@@ -56,7 +58,8 @@ figure() { # name, flavor
   echo
   echo "Machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr); $(date -u +%Y-%m-%d)."
   echo "\`make stress\`: tests/hardening.rs with $fuzz_calls generated calls and $hostile_calls hostile-text calls per server, then the"
-  echo "valkey-server half of the integration suites ($memcheck_tests) with the server under valgrind memcheck."
+  echo "valkey-server half of the integration suites ($memcheck_tests) with the server under valgrind memcheck"
+  echo "(each fuzzer $memcheck_calls calls there)."
   echo
   echo "| figure | redis-server | valkey-server |"
   echo "|---|---:|---:|"

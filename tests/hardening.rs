@@ -187,8 +187,9 @@ fn setup(con: &mut Client) {
     }
 }
 
-/// Keys about to expire are made persistent before each call, so that the
-/// digest compared around a failing call cannot change by expiry alone.
+/// Keys about to expire are made persistent before each call (see
+/// `Attacker::settle_expiry`), so that the digest compared around a failing
+/// call cannot change by expiry alone.
 const PERSIST_SOON: &[u8] = b"for _, k in ipairs(redis.call('KEYS', '*')) do \
     local t = redis.call('PTTL', k) \
     if t >= 0 and t < 10000 then redis.call('PERSIST', k) end end return 0";
@@ -398,12 +399,37 @@ impl<'s> Attacker<'s> {
         setup(&mut self.control);
     }
 
-    fn call(&mut self, argv: &[Vec<u8>]) -> Reply {
-        let (seed, call) = (self.seed, self.calls);
-        self.calls += 1;
+    /// Makes sure no key expires while a call is checked: keys about to
+    /// expire are made persistent, then a full `SCAN` has the server delete
+    /// the keys whose time already passed (a key that has expired but not yet
+    /// been removed would otherwise vanish from `DEBUG DIGEST` at the
+    /// server's next expire cycle, as if the call had deleted it).
+    fn settle_expiry(&mut self) {
         self.control
             .call(&[b"EVAL", PERSIST_SOON, b"0"])
             .expect("persist");
+        let mut cursor = b"0".to_vec();
+        loop {
+            let page = self
+                .control
+                .call(&[b"SCAN", &cursor, b"COUNT", b"1000"])
+                .expect("SCAN");
+            cursor = page
+                .items()
+                .first()
+                .map(Reply::text)
+                .unwrap_or_default()
+                .into_bytes();
+            if cursor == b"0" {
+                break;
+            }
+        }
+    }
+
+    fn call(&mut self, argv: &[Vec<u8>]) -> Reply {
+        let (seed, call) = (self.seed, self.calls);
+        self.calls += 1;
+        self.settle_expiry();
         let before = self
             .control
             .call(&[b"DEBUG", b"DIGEST"])
