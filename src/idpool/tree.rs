@@ -34,6 +34,17 @@ struct Node {
     height: u8,
 }
 
+/// What inserting a lease did to a subtree.
+#[derive(Clone, Copy)]
+struct Inserted {
+    /// The subtree's root after any rotation.
+    root: u32,
+    /// A lease was added (not an expiry replaced).
+    added: bool,
+    /// The subtree grew one level taller.
+    taller: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct Tree {
     /// Every chunk but the last holds exactly `CHUNK` nodes.
@@ -283,8 +294,8 @@ impl Tree {
 
     /// Leases `id` until `expiry`, replacing its expiry if it is present.
     pub fn insert(&mut self, id: u32, expiry: u64) {
-        if let Some(root) = self.insert_at(self.root, id, expiry, true) {
-            self.root = root;
+        if let Some(below) = self.insert_at(self.root, id, expiry, true) {
+            self.root = below.root;
         }
     }
 
@@ -292,34 +303,61 @@ impl Tree {
     /// when it is present. One descent either way.
     pub fn insert_new(&mut self, id: u32, expiry: u64) -> bool {
         match self.insert_at(self.root, id, expiry, false) {
-            Some(root) => {
-                self.root = root;
+            Some(below) => {
+                self.root = below.root;
                 true
             }
             None => false,
         }
     }
 
-    /// The subtree's new root, or `None` when nothing changed (`id` present
-    /// and not to be replaced).
-    fn insert_at(&mut self, at: u32, id: u32, expiry: u64, replace: bool) -> Option<u32> {
+    /// What an insert did to a subtree, or `None` when nothing changed (`id`
+    /// present and not to be replaced).
+    fn insert_at(&mut self, at: u32, id: u32, expiry: u64, replace: bool) -> Option<Inserted> {
         visit();
         if at == NIL {
-            return Some(self.alloc(id, expiry));
+            return Some(Inserted {
+                root: self.alloc(id, expiry),
+                added: true,
+                taller: true,
+            });
         }
         let node = *self.node(at);
-        if id < node.id {
-            let left = self.insert_at(node.left, id, expiry, replace)?;
-            self.node_mut(at).left = left;
+        let below = if id < node.id {
+            let below = self.insert_at(node.left, id, expiry, replace)?;
+            self.node_mut(at).left = below.root;
+            below
         } else if id > node.id {
-            let right = self.insert_at(node.right, id, expiry, replace)?;
-            self.node_mut(at).right = right;
+            let below = self.insert_at(node.right, id, expiry, replace)?;
+            self.node_mut(at).right = below.root;
+            below
         } else if replace {
             self.node_mut(at).expiry = expiry;
+            Inserted {
+                root: at,
+                added: false,
+                taller: false,
+            }
         } else {
             return None;
+        };
+        if below.added && !below.taller {
+            // A new lease below left the child's height as it was, so this
+            // node stays balanced and as tall: it only counts one more lease
+            // and perhaps an earlier expiry (the usual case, most levels).
+            let node = self.node_mut(at);
+            node.size += 1;
+            node.min_expiry = node.min_expiry.min(expiry);
+            return Some(Inserted { root: at, ..below });
         }
-        Some(self.rebalance(at))
+        // A child grew taller (it may need a rotation), or an expiry was
+        // replaced (the earliest expiry may have moved either way).
+        let root = self.rebalance(at);
+        Some(Inserted {
+            root,
+            added: below.added,
+            taller: below.added && self.node(root).height > node.height,
+        })
     }
 
     /// Removes `id`; `true` when it was present.
