@@ -23,6 +23,7 @@ cache_results=bench/results/cache.md
 idpool_results=bench/results/idpool.md
 lock_results=bench/results/lock.md
 hot_results=bench/results/hot.md
+rate_results=bench/results/rate.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -44,7 +45,7 @@ start_server() { # binary [config…] → sets port, pid and dir
   shift
   port=$(free_port)
   dir=$(mktemp -d)
-  "$binary" --port "$port" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
+  "$binary" --port "$port" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no --enable-module-command local \
     --loadmodule "$module" --logfile "$dir/log" "$@" &
   pid=$!
   for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -354,6 +355,58 @@ hot_rows() { # label, scenario, port
   row "IDPOOL.NEXT … TTL 60000" 1 0 2 "≥ 0.6× INCR (script: the sorted-set recipe)"
 }
 
+# RATE: a GCRA limit never reached (every call writes), one hot key each.
+# The script is the usual GCRA recipe (redis-gcra, go-redis's redis_rate):
+# read the TAT, decide by the server's TIME, write it back with a TTL.
+gcra_lua='local max, period = tonumber(ARGV[1]), tonumber(ARGV[2])
+local t = redis.call("TIME")
+local now = t[1] * 1000 + t[2] / 1000
+local interval = period / max
+local tolerance = interval * max
+local tat = math.max(tonumber(redis.call("GET", KEYS[1]) or now), now)
+local new_tat = tat + interval
+if new_tat - tolerance > now then
+  return {1, max, math.floor((tolerance - (tat - now)) / interval), math.ceil(new_tat - tolerance - now), math.ceil(tat - now)}
+end
+redis.call("SET", KEYS[1], string.format("%.3f", new_tat), "PX", math.ceil(new_tat - now))
+return {0, max, math.floor((tolerance - (new_tat - now)) / interval), -1, math.ceil(new_tat - now)}'
+# 100,000 limiters, one action each: memory per key.
+rate_fill_lua='for i = 1, tonumber(ARGV[1]) do redis.call(ARGV[2], "m:" .. i, unpack(ARGV, 3)) end'
+rate_keys=100000
+
+rate_rows() { # label, port
+  local label=$1 port=$2 gcra fill cell=0 before ours theirs
+  gcra=$(redis-cli -p "$port" script load "$gcra_lua")
+  fill=$(redis-cli -p "$port" script load "$rate_fill_lua")
+  if [ -n "${cell_module:-}" ] && redis-cli -p "$port" module load "$cell_module" 2>&1 | grep -q OK; then cell=1; fi
+  local -a commands=("INCR rl:incr" "RATE.LIMIT rl:ours 1000000000 60000" "EVALSHA $gcra 1 rl:lua 1000000000 60000")
+  [ "$cell" = 0 ] || commands+=("CL.THROTTLE rl:cell 999999999 1000000000 60 1")
+  medians "$port" "" "${commands[@]}"
+  echo "| $label | \`INCR\` | ${best[0]} | |"
+  echo "| | \`RATE.LIMIT key 1000000000 60000\` | ${best[1]} | **$(ratio_spread 1 0) INCR** (target ≥ 0.6) |"
+  echo "| | GCRA script by \`EVALSHA\` | ${best[2]} | RATE.LIMIT is **$(ratio_spread 1 2)** the script (target ≥ 1.5) |"
+  if [ "$cell" = 1 ]; then
+    echo "| | \`CL.THROTTLE key 999999999 1000000000 60 1\` (redis-cell 0.2.2) | ${best[3]} | RATE.LIMIT is **$(ratio_spread 1 3)** CL.THROTTLE (target ≥ 2) |"
+  else
+    echo "| | \`CL.THROTTLE\` | — | redis-cell 0.2.2 does not load on this server |"
+  fi
+  "$driver" "$port" "$label" rate-book
+  redis-cli -p "$port" flushall sync >/dev/null
+  before=$(used_memory "$port")
+  redis-cli -p "$port" evalsha "$fill" 0 "$rate_keys" RATE.LIMIT 10 60000 >/dev/null
+  ours=$(( ($(used_memory "$port") - before) / rate_keys ))
+  local cell_memory="—"
+  if [ "$cell" = 1 ]; then
+    redis-cli -p "$port" flushall sync >/dev/null
+    before=$(used_memory "$port")
+    redis-cli -p "$port" evalsha "$fill" 0 "$rate_keys" CL.THROTTLE 9 10 60 1 >/dev/null
+    theirs=$(( ($(used_memory "$port") - before) / rate_keys ))
+    cell_memory="$theirs B"
+  fi
+  rate_memory_rows+=("| $label | $ours B | $cell_memory |")
+  redis-cli -p "$port" flushall >/dev/null
+}
+
 machine() {
   local cpu
   cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -362,15 +415,19 @@ machine() {
 }
 
 servers=("Redis:$(command -v redis-server)")
+if [ -n "${REDIS8_SERVER:-}" ] && [ -x "$REDIS8_SERVER" ]; then
+  servers+=("Redis:$REDIS8_SERVER")
+fi
 if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock cache idpool} "
+families=" ${FAMILIES:-hot idgen article lock cache idpool rate} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
-idpool_table=() memory_rows=() hot_table=() hot_release_table=()
+idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
+if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
@@ -380,6 +437,10 @@ for server in "${servers[@]}"; do
   if wants idpool; then
     idpool_rows "$label" "$port" >"$dir/idpool_rows"
     idpool_table+=("$(cat "$dir/idpool_rows")")
+  fi
+  if wants rate; then
+    rate_rows "$label" "$port" >"$dir/rate_rows"
+    rate_table+=("$(cat "$dir/rate_rows")")
   fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
@@ -525,3 +586,30 @@ wants idpool && {
 } | tee "$idpool_results.tmp"
 wants idpool && mv "$idpool_results.tmp" "$idpool_results"
 echo "results written under bench/results/"
+
+wants rate && {
+  echo "# RATE benchmark"
+  echo
+  machine
+  echo "redis-benchmark: $clients clients, pipeline $pipeline, $requests requests per run, $rounds"
+  echo "interleaved rounds, one key per command, on a limit never reached (every call writes its new"
+  echo "state). Requests/s are medians; a ratio is the median of the per-round ratios, with their range."
+  echo "The book's recipe: 8 clients pipelining 64 MULTI/INCR/EXPIRE NX/EXEC transactions each over a"
+  echo "bare RESP connection, against RATE.LIMIT sent the same way (examples/bench_driver.rs), median of"
+  echo "3 rounds of 2 s. The GCRA script is in bench/run.sh; redis-cell 0.2.2 is built from crates.io by"
+  echo "bench/redis-cell.sh."
+  echo
+  echo "| server | command | requests/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${rate_table[@]}"
+  echo
+  echo "## Memory per limiter key"
+  echo
+  echo "Growth of \`used_memory\` over $rate_keys keys, each after one action (\`RATE.LIMIT m:<i> 10 60000\`,"
+  echo "\`CL.THROTTLE m:<i> 9 10 60 1\`), divided by the number of keys: key, value and expiry together."
+  echo
+  echo "| server | RATE.LIMIT | CL.THROTTLE |"
+  echo "|---|---:|---:|"
+  printf '%s\n' "${rate_memory_rows[@]}"
+} | tee "$rate_results.tmp"
+wants rate && mv "$rate_results.tmp" "$rate_results"

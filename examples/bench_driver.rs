@@ -22,6 +22,10 @@
 //! hash with its TTL: `CACHE.HSET` against the MULTI/HSET/EXPIRE/EXEC
 //! pipeline it replaces, THREADS clients pipelining BATCH writes each.
 //!
+//! `bench_driver <port> <label> rate-book` — decisions per second of
+//! `RATE.LIMIT` against the book's MULTI/INCR/EXPIRE NX/EXEC fixed window,
+//! THREADS clients pipelining BATCH decisions each on keys of their own.
+//!
 //! `bench_driver <port> <label> idpool <recipe-sha> <cyclic-sha> <max>` — IDs
 //! taken per second from the pools bench/run.sh built (`pool:empty`,
 //! `pool:full`, 99.99% leased) and from the sorted-set recipe's sets
@@ -474,7 +478,10 @@ fn contention_rows(port: u16, label: &str) {
 }
 
 /// Writes per second of one way to write a 4-field hash with a 60 s TTL.
-fn hash_rate(port: u16, transaction: bool) -> f64 {
+/// Items per second when THREADS clients each send BATCH pipelined items
+/// (`item` encodes one for a key of its own; its reply is `lines` lines)
+/// for RELEASE_SECONDS.
+fn pipelined_rate(port: u16, lines: usize, item: fn(&str, &mut Vec<u8>)) -> f64 {
     let started = Instant::now();
     let workers: Vec<_> = (0..THREADS)
         .map(|t| {
@@ -482,36 +489,74 @@ fn hash_rate(port: u16, transaction: bool) -> f64 {
                 let mut con = Raw::connect(port);
                 let mut request = Vec::new();
                 for i in 0..BATCH {
-                    let key = format!("bench:cache:{t}:{i}");
-                    let fields = [
-                        "id", "10086", "name", "Peter", "gender", "male", "age", "56",
-                    ];
-                    if transaction {
-                        let mut hset = vec!["HSET", key.as_str()];
-                        hset.extend(fields);
-                        encode(&mut request, &["MULTI"]);
-                        encode(&mut request, &hset);
-                        encode(&mut request, &["EXPIRE", &key, "60"]);
-                        encode(&mut request, &["EXEC"]);
-                    } else {
-                        let mut command = vec!["CACHE.HSET", key.as_str(), "EX", "60"];
-                        command.extend(fields);
-                        encode(&mut request, &command);
-                    }
+                    item(&format!("bench:{t}:{i}"), &mut request);
                 }
-                // MULTI +OK, two +QUEUED, EXEC's *2 with its two integers.
-                let lines = if transaction { 6 * BATCH } else { BATCH };
-                let mut writes = 0;
+                let mut items = 0;
                 while started.elapsed().as_secs_f64() < RELEASE_SECONDS {
-                    con.exchange(&request, lines);
-                    writes += BATCH;
+                    con.exchange(&request, lines * BATCH);
+                    items += BATCH;
                 }
-                writes
+                items
             })
         })
         .collect();
-    let writes: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
-    writes as f64 / started.elapsed().as_secs_f64()
+    let items: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    items as f64 / started.elapsed().as_secs_f64()
+}
+
+const HASH_FIELDS: [&str; 8] = [
+    "id", "10086", "name", "Peter", "gender", "male", "age", "56",
+];
+
+fn hash_rate(port: u16, transaction: bool) -> f64 {
+    if transaction {
+        // MULTI +OK, two +QUEUED, EXEC's *2 with its two integers.
+        pipelined_rate(port, 6, |key, request| {
+            let mut hset = vec!["HSET", key];
+            hset.extend(HASH_FIELDS);
+            encode(request, &["MULTI"]);
+            encode(request, &hset);
+            encode(request, &["EXPIRE", key, "60"]);
+            encode(request, &["EXEC"]);
+        })
+    } else {
+        pipelined_rate(port, 1, |key, request| {
+            let mut command = vec!["CACHE.HSET", key, "EX", "60"];
+            command.extend(HASH_FIELDS);
+            encode(request, &command);
+        })
+    }
+}
+
+/// RATE.LIMIT against the book's fixed window, both deciding one action per
+/// item on a limit that is never reached (every call writes): the book's
+/// MULTI/INCR/EXPIRE NX/EXEC (then compare the count client-side) and
+/// `RATE.LIMIT key 1000000000 60000`.
+fn rate_book_rows(port: u16, label: &str) {
+    let (mut module, mut book) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        // *5 and five integers.
+        module.push(pipelined_rate(port, 6, |key, request| {
+            encode(request, &["RATE.LIMIT", key, "1000000000", "60000"]);
+        }));
+        // MULTI +OK, two +QUEUED, EXEC's *2 with its two integers.
+        book.push(pipelined_rate(port, 6, |key, request| {
+            encode(request, &["MULTI"]);
+            encode(request, &["INCR", key]);
+            encode(request, &["EXPIRE", key, "60", "NX"]);
+            encode(request, &["EXEC"]);
+        }));
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let (module, book) = (median(&mut module), median(&mut book));
+    println!("| {label} | the book's MULTI/INCR/EXPIRE NX/EXEC | {book:.0} | |");
+    println!(
+        "| | `RATE.LIMIT key 1000000000 60000` | {module:.0} | **{:.2}×** the book's recipe |",
+        module / book
+    );
 }
 
 fn cache_rows(port: u16, label: &str) {
@@ -719,13 +764,16 @@ fn main() {
         args.get(2),
         args.get(3),
     ) else {
-        eprintln!("usage: bench_driver <port> <label> release|contention|cache-hset|idpool …");
+        eprintln!(
+            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|idpool …"
+        );
         std::process::exit(2);
     };
     match mode.as_str() {
         "release" => release_rows(port, label),
         "contention" => contention_rows(port, label),
         "cache-hset" => cache_rows(port, label),
+        "rate-book" => rate_book_rows(port, label),
         "idpool" => match (args.get(4), args.get(5), args.get(6)) {
             (Some(recipe), Some(cyclic), Some(max)) => {
                 idpool_rows(port, label, recipe, cyclic, max)

@@ -7,6 +7,7 @@ mod common;
 mod idgen;
 mod idpool;
 mod lock;
+mod rate;
 
 use idpool::POOL_TYPE;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
@@ -42,6 +43,7 @@ fn load(ctx: &Context) -> Status {
         article::COMMANDS,
         cache::COMMANDS,
         idpool::COMMANDS,
+        rate::COMMANDS,
     ];
     for commands in families {
         if common::command::register(ctx, commands) == Status::Err {

@@ -258,6 +258,27 @@ const ROWS: &[Row] = &[
         sent: APPLY,
         keys: &["{v}pool"],
     },
+    Row {
+        case: "RATE.LIMIT allowed (GCRA)",
+        setup: &[],
+        call: &["RATE.LIMIT", "{x}rate", "5", "60000", "AND", "100", "1000"],
+        sent: SET,
+        keys: &["{x}rate"],
+    },
+    Row {
+        case: "RATE.LIMIT allowed (SLIDING)",
+        setup: &[&["RATE.LIMIT", "{y}rate", "5", "60000", "SLIDING"]],
+        call: &["RATE.LIMIT", "{y}rate", "5", "60000", "SLIDING"],
+        sent: Sent::Effect(&["rate.apply"]),
+        keys: &["{y}rate"],
+    },
+    Row {
+        case: "RATE.RESET",
+        setup: &[&["RATE.LIMIT", "{z}rate", "5", "60000"]],
+        call: &["RATE.RESET", "{z}rate"],
+        sent: Sent::Verbatim,
+        keys: &["{z}rate"],
+    },
 ];
 
 fn ok(con: &mut Connection, words: &[&str]) {
@@ -385,8 +406,8 @@ server_tests! {
         for name in names {
             let info: Vec<Value> = cmd(&["COMMAND", "INFO", &name]).query(&mut con).unwrap();
             let flags = format!("{:?}", info.first());
-            // IDPOOL.APPLY only carries other commands' effects.
-            if flags.contains("write") && name != "idpool.apply" {
+            // IDPOOL.APPLY and RATE.APPLY only carry other commands' effects.
+            if flags.contains("write") && !name.ends_with(".apply") {
                 assert!(covered.contains(&name), "{name} has no row in the replication table");
             }
         }

@@ -203,11 +203,28 @@ pub enum Value<'a> {
 /// field/value array under RESP2). The command then returns the value this
 /// gives back.
 pub fn map(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
+    fields(ctx, pairs, true)
+}
+
+/// Replies with a fixed record: a map under RESP3, the values alone in
+/// their order under RESP2 (as `CL.THROTTLE` answers).
+pub fn record(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
+    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
+    fields(ctx, pairs, flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0)
+}
+
+fn fields(ctx: &Context, pairs: &[(&[u8], Value)], named: bool) -> RedisValue {
     let raw = ctx.get_raw();
     unsafe {
-        api!(RedisModule_ReplyWithMap)(raw, pairs.len() as c_long);
+        if named {
+            api!(RedisModule_ReplyWithMap)(raw, pairs.len() as c_long);
+        } else {
+            api!(RedisModule_ReplyWithArray)(raw, pairs.len() as c_long);
+        }
         for (name, value) in pairs {
-            bulk(raw, name);
+            if named {
+                bulk(raw, name);
+            }
             match *value {
                 Value::Bytes(bytes) => bulk(raw, bytes),
                 Value::Int(value) => {

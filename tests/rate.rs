@@ -1,0 +1,263 @@
+//! RATE on real servers: the book's login limiter, replies in both
+//! protocols, errors that change nothing, a high rate that really limits,
+//! concurrent clients, expiry of idle limiters, replication, AOF and cluster.
+
+mod harness;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use harness::{cmd, digest, error, int, state, Cluster, Replicated, Server, Value};
+
+/// A decision as RESP2 gives it: limited, limit, remaining, retry-after,
+/// reset-after.
+fn decide(con: &mut harness::Connection, words: &[&str]) -> [i64; 5] {
+    let reply: Vec<i64> = cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
+    reply
+        .try_into()
+        .unwrap_or_else(|reply| panic!("{words:?}: {reply:?}"))
+}
+
+const LOGIN: &[&str] = &["RATE.LIMIT", "RateLimiter:42:login", "5", "60000"];
+
+server_tests! {
+    fn the_books_login_limiter(flavor) {
+        // 5 logins per 60 s: five allowed, the sixth refused until one
+        // interval (12 s) has passed; revoking frees it.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for remaining in (0..5).rev() {
+            let [limited, limit, left, retry, reset] = decide(&mut con, LOGIN);
+            assert_eq!((limited, limit, left, retry), (0, 5, remaining, -1));
+            let used = 5 - remaining;
+            assert!(reset <= 12_000 * used && reset > 12_000 * used - 1_000, "{reset}");
+        }
+        let [limited, limit, left, retry, reset] = decide(&mut con, LOGIN);
+        assert_eq!((limited, limit, left), (1, 5, 0));
+        assert!(retry <= 12_000 && retry > 11_000, "retry-after {retry}");
+        assert!(reset <= 60_000 && reset > 59_000, "reset-after {reset}");
+        // The key expires when the limiter is full again.
+        let pttl = int(&mut con, &["PTTL", "RateLimiter:42:login"]);
+        assert!(pttl <= 60_000 && pttl > 59_000, "{pttl}");
+        // PEEK answers the same without consuming.
+        let before = digest(&mut con);
+        assert_eq!(decide(&mut con, &["RATE.PEEK", "RateLimiter:42:login", "5", "60000"])[0], 1);
+        assert_eq!(digest(&mut con), before);
+        // Revoke.
+        assert_eq!(int(&mut con, &["RATE.RESET", "RateLimiter:42:login"]), 1);
+        assert_eq!(int(&mut con, &["RATE.RESET", "RateLimiter:42:login"]), 0);
+        assert_eq!(int(&mut con, &["EXISTS", "RateLimiter:42:login"]), 0);
+        assert_eq!(decide(&mut con, LOGIN)[..3], [0, 5, 4]);
+    }
+
+    fn resp3_answers_a_map(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: Value = cmd(&["HELLO", "3"]).query(&mut con).unwrap();
+        let reply: Value = cmd(&["RATE.LIMIT", "r3", "10", "1000", "BURST", "20", "COST", "4"]).query(&mut con).unwrap();
+        let Value::Map(pairs) = reply else { panic!("{reply:?}") };
+        let pairs: Vec<(String, i64)> = pairs
+            .into_iter()
+            .map(|(name, value)| match (name, value) {
+                (Value::BulkString(name), Value::Int(value)) => (String::from_utf8(name).unwrap(), value),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let names: Vec<&str> = pairs.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["limited", "limit", "remaining", "retry_after_ms", "reset_after_ms"]);
+        assert_eq!(pairs[..4].iter().map(|p| p.1).collect::<Vec<_>>(), [0, 20, 16, -1]);
+        assert_eq!(pairs[4].1, 400);
+    }
+
+    fn several_limits_are_all_or_nothing(flavor) {
+        // 10 per second and 3 per hour: the hourly one decides; a refused
+        // call consumes from neither.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let call = ["RATE.LIMIT", "user:7", "10", "1000", "AND", "3", "3600000"];
+        assert_eq!(decide(&mut con, &call)[..4], [0, 3, 2, -1]);
+        assert_eq!(decide(&mut con, &call)[..4], [0, 3, 1, -1]);
+        assert_eq!(decide(&mut con, &call)[..4], [0, 3, 0, -1]);
+        let stored: Vec<u8> = cmd(&["GET", "user:7"]).query(&mut con).unwrap();
+        let [limited, limit, _, retry, _] = decide(&mut con, &call);
+        assert_eq!((limited, limit), (1, 3));
+        assert!(retry > 1_190_000 && retry <= 1_200_000, "{retry}");
+        let after: Vec<u8> = cmd(&["GET", "user:7"]).query(&mut con).unwrap();
+        assert_eq!(after, stored, "a refused call changed the state");
+        // Another set of limits on the same key is refused until a reset.
+        let message = error(&mut con, &cmd(&["RATE.LIMIT", "user:7", "10", "1000"]));
+        assert_eq!(message, "ERR the key holds a limiter of 2 limit(s); this call gives 1 (RATE.RESET it first)");
+    }
+
+    fn the_sliding_window_is_exact(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let call = ["RATE.LIMIT", "quota", "3", "400", "SLIDING"];
+        assert_eq!(decide(&mut con, &call), [0, 3, 2, -1, 400]);
+        thread::sleep(Duration::from_millis(200));
+        assert_eq!(decide(&mut con, &call)[..4], [0, 3, 1, -1]);
+        assert_eq!(decide(&mut con, &call)[..4], [0, 3, 0, -1]);
+        let [limited, _, _, retry, _] = decide(&mut con, &call);
+        assert_eq!(limited, 1);
+        // The first action leaves the window 400 ms after it was allowed.
+        assert!(retry > 0 && retry <= 200, "{retry}");
+        thread::sleep(Duration::from_millis(retry as u64 + 5));
+        assert_eq!(decide(&mut con, &call)[..2], [0, 3]);
+        assert_eq!(decide(&mut con, &call)[0], 1, "the two later ones are still inside the window");
+        // A cost that can never fit is an error, not "limited".
+        let message = error(&mut con, &cmd(&["RATE.LIMIT", "quota", "3", "400", "SLIDING", "COST", "4"]));
+        assert_eq!(message, "ERR cost 4 exceeds the max of 3: such an action can never be allowed");
+    }
+
+    fn errors_change_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        decide(&mut con, &["RATE.LIMIT", "g", "5", "1000"]);
+        decide(&mut con, &["RATE.LIMIT", "w", "5", "1000", "SLIDING"]);
+        let _: () = cmd(&["HSET", "h", "f", "v"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "s", "not a limiter"]).query(&mut con).unwrap();
+        let before = digest(&mut con);
+        let between = "ERR max must be an integer between 1 and 2147483647";
+        for (words, expected) in [
+            (&["RATE.LIMIT", "h", "5", "1000"][..], "WRONGTYPE Operation against a key holding the wrong kind of value"),
+            (&["RATE.LIMIT", "s", "5", "1000"], "ERR the key holds a string that is not a rate limiter"),
+            (&["RATE.RESET", "s"], "ERR the key holds a string that is not a rate limiter"),
+            (&["RATE.LIMIT", "g", "0", "1000"], between),
+            (&["RATE.LIMIT", "g", "-1", "1000"], between),
+            (&["RATE.LIMIT", "g", "2147483648", "1000"], between),
+            (&["RATE.LIMIT", "g", "x", "1000"], between),
+            (&["RATE.LIMIT", "g", "5", "0"], "ERR period must be an integer between 1 and 3155760000000"),
+            (&["RATE.LIMIT", "g", "5", "3155760000001"], "ERR period must be an integer between 1 and 3155760000000"),
+            (&["RATE.LIMIT", "g", "5", "1000", "BURST", "0"], "ERR burst must be an integer between 1 and 2147483647"),
+            (&["RATE.LIMIT", "g", "5", "1000", "COST", "0"], "ERR cost must be an integer between 1 and 2147483647"),
+            (&["RATE.LIMIT", "g", "5", "1000", "COST", "6"], "ERR cost 6 exceeds the burst of 5: such an action can never be allowed"),
+            (&["RATE.LIMIT", "g", "5", "1000", "COST", "1", "COST", "1"], "ERR syntax error"),
+            (&["RATE.LIMIT", "g", "5", "1000", "BURST", "5", "BURST", "5"], "ERR syntax error"),
+            (&["RATE.LIMIT", "g", "5", "1000", "SLIDING", "SLIDING"], "ERR syntax error"),
+            (&["RATE.LIMIT", "g", "5", "1000", "NOPE"], "ERR syntax error"),
+            (&["RATE.LIMIT", "g", "5", "1000", "AND", "5"], "ERR syntax error"),
+            (&["RATE.LIMIT", "g", "1", "3155760000000", "BURST", "2"], "ERR burst × period / max must be at most 100 years"),
+            (&["RATE.LIMIT", "g", "5", "1000", "SLIDING"], "ERR the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)"),
+            (&["RATE.LIMIT", "w", "5", "1000"], "ERR the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)"),
+            (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "BURST", "2"], "ERR BURST applies to GCRA limits; a SLIDING window allows max at once"),
+            (&["RATE.LIMIT", "w2", "100001", "1000", "SLIDING"], "ERR a SLIDING window's max must be at most 100000"),
+            (&["RATE.LIMIT", "g", "5"], "ERR wrong number of arguments for 'rate.limit' command"),
+            (&["RATE.RESET", "g", "x"], "ERR wrong number of arguments for 'rate.reset' command"),
+            (&["RATE.APPLY", "w", "1", "1", "1"], "ERR RATE.APPLY only carries a primary's effects to replicas and the AOF; use RATE.LIMIT"),
+        ] {
+            assert_eq!(error(&mut con, &cmd(words)), expected, "{words:?}");
+            assert_eq!(digest(&mut con), before, "{words:?} changed the data");
+        }
+        let seventeen: Vec<&str> = ["RATE.LIMIT", "g", "5", "1000"]
+            .into_iter()
+            .chain((0..16).flat_map(|_| ["AND", "5", "1000"]))
+            .collect();
+        assert_eq!(error(&mut con, &cmd(&seventeen)), "ERR too many limits in one call (at most 16)");
+        assert_eq!(digest(&mut con), before);
+    }
+
+    fn six_thousand_per_second_really_limits(flavor) {
+        // 12,000 calls in one pipeline against 6000 per second: at most the
+        // burst plus what the elapsed time refills (6 a millisecond).
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let mut pipe = redis::pipe();
+        for _ in 0..12_000 {
+            pipe.cmd("RATE.LIMIT").arg("big").arg(6000).arg(1000).arg("BURST").arg(6000);
+        }
+        let started = Instant::now();
+        let replies: Vec<Vec<i64>> = pipe.query(&mut con).unwrap();
+        let elapsed_ms = started.elapsed().as_millis() as i64;
+        let allowed = replies.iter().filter(|reply| reply[0] == 0).count() as i64;
+        assert!(allowed >= 6_000, "{allowed}");
+        assert!(allowed <= 6_000 + 6 * (elapsed_ms + 1), "{allowed} allowed in {elapsed_ms} ms");
+        assert!(allowed < 12_000, "never limited");
+    }
+
+    fn concurrent_clients_get_exactly_the_limit(flavor) {
+        // 16 clients × 100 calls on limiters that do not refill during the
+        // test: exactly max are allowed, GCRA and sliding alike.
+        let server = Server::start(flavor);
+        for (key, extra) in [("day", None), ("day-window", Some("SLIDING"))] {
+            let workers: Vec<_> = (0..16)
+                .map(|_| {
+                    let mut con = server.con();
+                    thread::spawn(move || {
+                        let mut words = vec!["RATE.LIMIT", key, "1000", "86400000"];
+                        words.extend(extra);
+                        (0..100).filter(|_| decide(&mut con, &words)[0] == 0).count()
+                    })
+                })
+                .collect();
+            let allowed: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+            assert_eq!(allowed, 1_000, "{key}");
+        }
+    }
+
+    fn idle_limiters_expire(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        decide(&mut con, &["RATE.LIMIT", "brief", "2", "100"]);
+        decide(&mut con, &["RATE.LIMIT", "brief-w", "2", "100", "SLIDING"]);
+        assert!(int(&mut con, &["PTTL", "brief"]) <= 50);
+        assert!(int(&mut con, &["PTTL", "brief-w"]) <= 100);
+        harness::wait_until("idle limiters expire", || {
+            int(&mut con, &["EXISTS", "brief", "brief-w"]) == 0
+        });
+    }
+
+    fn a_replica_and_the_aof_decide_as_the_primary(flavor) {
+        // The state holds absolute times: a replica that applies the stream
+        // late, and an AOF replayed after a restart, hold the same bytes and
+        // the same expiry, and the next decision there matches.
+        let pair = Replicated::start(flavor);
+        let mut primary = pair.primary.con();
+        for _ in 0..3 {
+            decide(&mut primary, &["RATE.LIMIT", "{r}g", "3", "60000", "AND", "100", "1000"]);
+            decide(&mut primary, &["RATE.LIMIT", "{r}w", "3", "60000", "SLIDING"]);
+        }
+        decide(&mut primary, &["RATE.LIMIT", "{r}gone", "3", "60000"]);
+        assert_eq!(int(&mut primary, &["RATE.RESET", "{r}gone"]), 1);
+        pair.sync();
+        let mut replica = pair.replica.con();
+        let keys = ["{r}g", "{r}w", "{r}gone"];
+        assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
+        for words in [
+            &["RATE.PEEK", "{r}g", "3", "60000", "AND", "100", "1000"][..],
+            &["RATE.PEEK", "{r}w", "3", "60000", "SLIDING"],
+        ] {
+            assert_eq!(decide(&mut replica, words)[..3], [1, 3, 0], "{words:?} on the replica");
+        }
+        let server = harness::aof_round_trip(flavor, |_, con| {
+            for _ in 0..3 {
+                decide(con, &["RATE.LIMIT", "{r}g", "3", "60000"]);
+                decide(con, &["RATE.LIMIT", "{r}w", "3", "60000", "SLIDING"]);
+            }
+            thread::sleep(Duration::from_millis(200));
+            vec!["{r}g", "{r}w"]
+        });
+        let mut con = server.con();
+        assert_eq!(decide(&mut con, &["RATE.LIMIT", "{r}w", "3", "60000", "SLIDING"])[0], 1);
+    }
+
+    fn cluster_routes_each_limiter(flavor) {
+        let cluster = Cluster::start(flavor);
+        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
+        let mut con = client.get_connection().unwrap();
+        for user in 0..30 {
+            let key = format!("rate:{user}");
+            for remaining in [1, 0] {
+                let reply: Vec<i64> = redis::cmd("RATE.LIMIT").arg(&key).arg(2).arg(60_000).query(&mut con).unwrap();
+                assert_eq!(reply[..3], [0, 2, remaining]);
+            }
+            let reply: Vec<i64> = redis::cmd("RATE.PEEK").arg(&key).arg(2).arg(60_000).query(&mut con).unwrap();
+            assert_eq!(reply[0], 1);
+            let reset: i64 = redis::cmd("RATE.RESET").arg(&key).query(&mut con).unwrap();
+            assert_eq!(reset, 1);
+        }
+        let mut node = cluster.nodes[0].con();
+        assert_eq!(harness::getkeys(&mut node, &["RATE.LIMIT", "k", "1", "2", "AND", "3", "4", "COST", "1"]), ["k"]);
+    }
+}
