@@ -4,7 +4,8 @@
 //!
 //! `bench_driver <port> <label> release` — acquire+release cycles and releases
 //! per second, for each way of releasing an owner-token lock:
-//! `LOCK.RELEASEIF`, `DELIFEQ` (if the server has it), the compare-and-delete
+//! `LOCK.RELEASEIF`, `DELIFEQ` (Valkey 9) or `DELEX … IFEQ` (Redis 8.4+) where
+//! the server has it, the compare-and-delete
 //! Lua script by `EVALSHA`, and the WATCH/GET/MULTI/DEL/EXEC client recipe.
 //! Each of THREADS clients owns BATCH lock keys; a round takes them all
 //! (pipelined, timed with the release as a cycle), waits for every client,
@@ -59,6 +60,7 @@ const COMPARE_AND_DELETE: &str =
 enum Release {
     Module,
     DelIfEq,
+    DelEx,
     Script,
     Watch,
 }
@@ -68,6 +70,7 @@ impl Release {
         match self {
             Release::Module => "`LOCK.ACQUIRE` + `LOCK.RELEASEIF`",
             Release::DelIfEq => "`SET NX PX` + `DELIFEQ`",
+            Release::DelEx => "`SET NX PX` + `DELEX … IFEQ`",
             Release::Script => "`SET NX PX` + `EVALSHA` compare-and-delete",
             Release::Watch => "`SET NX PX` + WATCH/GET/MULTI/DEL/EXEC",
         }
@@ -174,6 +177,7 @@ fn releases(keys: &[String], token: &str, how: Release, sha: &str) -> Vec<u8> {
         match how {
             Release::Module => encode(&mut out, &["LOCK.RELEASEIF", key, token]),
             Release::DelIfEq => encode(&mut out, &["DELIFEQ", key, token]),
+            Release::DelEx => encode(&mut out, &["DELEX", key, "IFEQ", token]),
             Release::Script => encode(&mut out, &["EVALSHA", sha, "1", key, token]),
             Release::Watch => {}
         }
@@ -302,6 +306,9 @@ fn release_rows(port: u16, label: &str) {
     if has_command(&mut con, "DELIFEQ") {
         ways.push(Release::DelIfEq);
     }
+    if has_command(&mut con, "DELEX") {
+        ways.push(Release::DelEx);
+    }
     ways.extend([Release::Script, Release::Watch]);
     // Rounds interleave the ways, and each keeps its median, so a burst of
     // load on a shared machine hits all ways alike.
@@ -331,7 +338,7 @@ fn release_rows(port: u16, label: &str) {
             String::new()
         } else {
             let target = match how {
-                Release::DelIfEq => " (target ≥ 0.9)",
+                Release::DelIfEq | Release::DelEx => " (target ≥ 0.9)",
                 Release::Script => " (target ≥ 2)",
                 Release::Watch => " (target ≥ 3)",
                 Release::Module => "",
@@ -560,10 +567,20 @@ fn rate_book_rows(port: u16, label: &str) {
 }
 
 fn cache_rows(port: u16, label: &str) {
-    let (mut module, mut pipeline) = (Vec::new(), Vec::new());
+    // Redis 8's HSETEX sets fields and a TTL in one command (on fields, not
+    // the key: the nearest built-in, not the same thing).
+    let hsetex = has_command(&mut connect(port), "HSETEX");
+    let (mut module, mut pipeline, mut builtin) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         module.push(hash_rate(port, false));
         pipeline.push(hash_rate(port, true));
+        if hsetex {
+            builtin.push(pipelined_rate(port, 1, |key, request| {
+                let mut command = vec!["HSETEX", key, "EX", "60", "FIELDS", "4"];
+                command.extend(HASH_FIELDS);
+                encode(request, &command);
+            }));
+        }
     }
     let median = |values: &mut Vec<f64>| {
         values.sort_by(f64::total_cmp);
@@ -575,6 +592,13 @@ fn cache_rows(port: u16, label: &str) {
         "| | `CACHE.HSET … EX 60` (4 fields) | {module:.0} | **{:.2}×** the pipeline |",
         module / pipeline
     );
+    if hsetex {
+        let builtin = median(&mut builtin);
+        println!(
+            "| | `HSETEX … EX 60 FIELDS 4` (field TTLs) | {builtin:.0} | CACHE.HSET is **{:.2}×** this |",
+            module / builtin
+        );
+    }
 }
 
 /// One way of taking IDs: the request that takes one, and how one is given

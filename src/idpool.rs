@@ -32,6 +32,7 @@ use crate::common::key::{Key, Kind};
 use crate::common::panic::{guard, log_warning};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
+use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::{api, entry};
 use pool::{valid_expiry, Pool, FOREVER};
@@ -130,6 +131,20 @@ fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
     })
 }
 
+/// Hands a new pool value to the server, counted in `INFO recipes` until
+/// the server frees it.
+fn adopt(pool: Pool) -> Box<Pool> {
+    stats::POOLS.incr();
+    stats::POOL_LEASES.add(pool.stored() as i64);
+    Box::new(pool)
+}
+
+/// Counts a command's change of a pool's stored leases (`before`: the count
+/// when it started) in `INFO recipes`.
+fn count_leases(before: u64, pool: &Pool) {
+    stats::POOL_LEASES.add(pool.stored() as i64 - before as i64);
+}
+
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
@@ -179,6 +194,7 @@ fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Freed {
     let mut freed = Freed::default();
     if replicate::deciding(ctx) {
         pool.reclaim(now, |id| freed.push(id));
+        stats::POOL_LEASES_RECLAIMED.add(freed.ids().len() as i64);
     }
     freed
 }
@@ -250,7 +266,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if key.kind() != Kind::Empty {
         return Err(RedisError::Str("BUSYKEY Target key name already exists."));
     }
-    key.set_typed_value(pool_type(), Box::new(Pool::new(max, ttl)))?;
+    key.set_typed_value(pool_type(), adopt(Pool::new(max, ttl)))?;
     // Deterministic: the key was empty here, so it is on every replica.
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.create");
@@ -268,8 +284,10 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let pool = existing(&mut key)?;
     let now = now();
     let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
+    let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     let taken = pool.take(expiry);
+    count_leases(before, pool);
     if taken.is_none() && freed.is_empty() {
         // Full: nothing stored changed.
         return Ok(RedisValue::Null);
@@ -295,9 +313,11 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let mut key = Key::write(ctx, *name);
     let pool = existing(&mut key)?;
     let id = parse_id(*id, pool.max())?;
+    let before = pool.stored();
     let mut freed = reclaim(ctx, pool, now());
     let reclaimed = !freed.is_empty();
     let released = pool.release(id);
+    count_leases(before, pool);
     if released {
         freed.push(id);
     }
@@ -326,8 +346,10 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let id = parse_id(*id, pool.max())?;
     let now = now();
     let expiry = expiry("idpool.renew", now, ttl)?;
+    let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     let renewed = pool.renew(id, expiry);
+    count_leases(before, pool);
     if renewed || !freed.is_empty() {
         replicate_effect(ctx, *name, pool, &freed, renewed.then_some((id, expiry)));
     }
@@ -352,8 +374,10 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             "ERR cannot shrink the pool to {max}: ID {leased} is leased"
         )));
     }
+    let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     pool.apply(max, pool.next(), &[], &[]);
+    count_leases(before, pool);
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
     Ok(RedisValue::SimpleStringStatic("OK"))
@@ -423,7 +447,10 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         }
     }
     let mut key = Key::write(ctx, *name);
-    existing(&mut key)?.apply(max, next, &freed, &leases);
+    let pool = existing(&mut key)?;
+    let before = pool.stored();
+    pool.apply(max, next, &freed, &leases);
+    count_leases(before, pool);
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.apply");
     Ok(RedisValue::SimpleStringStatic("OK"))
@@ -465,7 +492,7 @@ unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *m
             return ptr::null_mut();
         }
         match load(rdb) {
-            Ok(pool) => Box::into_raw(Box::new(pool)).cast(),
+            Ok(pool) => Box::into_raw(adopt(pool)).cast(),
             Err(why) => {
                 log_warning(&format!("<recipes> refusing a stored ID pool: {why}"));
                 ptr::null_mut()
@@ -575,7 +602,12 @@ unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *cons
 
 unsafe extern "C" fn free(value: *mut c_void) {
     if !value.is_null() {
-        guard((), || drop(Box::from_raw(value.cast::<Pool>())));
+        guard((), || {
+            let pool = Box::from_raw(value.cast::<Pool>());
+            stats::POOLS.add(-1);
+            stats::POOL_LEASES.add(-(pool.stored() as i64));
+            drop(pool);
+        });
     }
 }
 
@@ -585,7 +617,7 @@ unsafe extern "C" fn copy(
     value: *const c_void,
 ) -> *mut c_void {
     guard(ptr::null_mut(), || match pool_ref(value) {
-        Some(pool) => Box::into_raw(Box::new(pool.clone())).cast(),
+        Some(pool) => Box::into_raw(adopt(pool.clone())).cast(),
         None => ptr::null_mut(),
     })
 }

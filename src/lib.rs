@@ -19,9 +19,37 @@ type Allocator = redis_module::alloc::RedisAlloc;
 #[cfg(test)]
 type Allocator = std::alloc::System;
 
-fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+fn init(ctx: &Context, args: &[RedisString]) -> Status {
     common::panic::install_hook();
-    common::panic::guard(Status::Err, || load(ctx))
+    common::panic::guard(Status::Err, || {
+        // The module takes no arguments: a stray one (a typo of another
+        // directive, a misplaced path) refuses the load, as the server does
+        // for a bad configuration line.
+        if let Some(arg) = args.first() {
+            common::panic::log_warning(&format!(
+                "<recipes> refusing to load: unknown module argument '{}' (the module takes none)",
+                common::reply::quote(arg.as_slice())
+            ));
+            return Status::Err;
+        }
+        load(ctx)
+    })
+}
+
+/// `MODULE LIST` `ver`: the crate's version as major·10000 + minor·100 +
+/// patch (0.2.0 → 200), as other modules number theirs.
+const VERSION: i32 = number(env!("CARGO_PKG_VERSION_MAJOR")) * 10_000
+    + number(env!("CARGO_PKG_VERSION_MINOR")) * 100
+    + number(env!("CARGO_PKG_VERSION_PATCH"));
+
+const fn number(digits: &str) -> i32 {
+    let bytes = digits.as_bytes();
+    let (mut value, mut at) = (0, 0);
+    while at < bytes.len() {
+        value = value * 10 + (bytes[at] - b'0') as i32;
+        at += 1;
+    }
+    value
 }
 
 fn load(ctx: &Context) -> Status {
@@ -37,6 +65,7 @@ fn load(ctx: &Context) -> Status {
         ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED | ModuleOptions::HANDLE_IO_ERRORS,
     );
     lock::init(ctx);
+    common::stats::register(ctx.get_raw(), lock::waiting);
     let families = [
         idgen::COMMANDS,
         lock::COMMANDS,
@@ -55,7 +84,7 @@ fn load(ctx: &Context) -> Status {
 
 redis_module! {
     name: "recipes",
-    version: 1,
+    version: VERSION,
     allocator: (Allocator, Allocator {}),
     data_types: [POOL_TYPE],
     init: init,

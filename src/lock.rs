@@ -24,6 +24,7 @@
 //! timed out, never both.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -39,6 +40,7 @@ use crate::common::command::{
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::panic::guard;
 use crate::common::replicate::{self, Word};
+use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::entry;
 
@@ -90,6 +92,36 @@ struct Queue {
     timer: Option<(Timer, i64)>,
     /// A hand-off check is already due (job or timer); more events add none.
     scheduled: bool,
+    /// What the due check answers (the event that scheduled it).
+    cause: Option<Cause>,
+}
+
+/// What freed a lock that is handed to a waiter (counted in `INFO recipes`).
+#[derive(Clone, Copy)]
+enum Cause {
+    Release,
+    Delete,
+    Expiry,
+}
+
+impl Cause {
+    fn count(self) {
+        match self {
+            Cause::Release => stats::LOCK_HANDOFFS_RELEASE.incr(),
+            Cause::Delete => stats::LOCK_HANDOFFS_DELETE.incr(),
+            Cause::Expiry => stats::LOCK_HANDOFFS_EXPIRY.incr(),
+        }
+    }
+}
+
+/// Locks with waiters and clients waiting, for `INFO recipes`.
+pub fn waiting() -> [(&'static CStr, i64); 2] {
+    let queues = queues();
+    let clients: usize = queues.values().map(|queue| queue.waiters.len()).sum();
+    [
+        (c"locks_with_waiters", queues.len() as i64),
+        (c"clients_waiting", clients as i64),
+    ]
 }
 
 static QUEUES: Mutex<BTreeMap<LockId, Queue>> = Mutex::new(BTreeMap::new());
@@ -155,8 +187,9 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         ));
     }
 
-    // A lock that came free while clients wait belongs to the oldest of them.
-    serve_waiters(ctx, name.as_bytes());
+    // A lock that came free while clients wait belongs to the oldest of them
+    // (it freed by expiry: a delete would have scheduled a check already).
+    serve_waiters(ctx, name.as_bytes(), Cause::Expiry);
 
     let lock = Key::write(ctx, *name);
     let fence_key = fence.map(|fence| Key::write(ctx, fence));
@@ -275,7 +308,7 @@ fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         }
         held
     };
-    serve_waiters(ctx, name.as_bytes());
+    serve_waiters(ctx, name.as_bytes(), Cause::Release);
     Ok(RedisValue::Integer(i64::from(released)))
 }
 
@@ -303,18 +336,18 @@ fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         held
     };
     // Waiters' timer follows the new expiry.
-    serve_waiters(ctx, name.as_bytes());
+    serve_waiters(ctx, name.as_bytes(), Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)))
 }
 
 /// Serves the lock's queue if it has one (cheap when nobody waits anywhere).
-fn serve_waiters(ctx: &Context, name: &[u8]) {
+fn serve_waiters(ctx: &Context, name: &[u8], cause: Cause) {
     if QUEUE_COUNT.load(Ordering::Relaxed) == 0 {
         return;
     }
     let id = lock_id(ctx, name);
     if queues().contains_key(&id) {
-        serve(ctx, &id);
+        serve(ctx, &id, cause);
     }
 }
 
@@ -328,6 +361,7 @@ fn enqueue(ctx: &Context, id: LockId, waiter: Waiter, expire_at: Option<i64>) {
         });
         queue.waiters.push_back(waiter);
     }
+    stats::LOCK_WAITS.incr();
     settle(ctx, &id, expire_at);
 }
 
@@ -339,7 +373,8 @@ fn is_primary(ctx: &Context) -> bool {
 
 /// Ends the waits that ran out, then, while the lock is free, hands it to the
 /// oldest waiter left; finally sets the queue's timer (or drops the queue).
-fn serve(ctx: &Context, id: &LockId) {
+/// `cause` is what freed the lock, if it is free.
+fn serve(ctx: &Context, id: &LockId, cause: Cause) {
     if !is_primary(ctx) {
         // Only a primary decides; a server that became a replica lets go.
         let queue = remove_queue(&mut queues(), id);
@@ -359,6 +394,12 @@ fn serve(ctx: &Context, id: &LockId) {
         // command serves its own database's locks.
         unsafe { api!(RedisModule_SelectDb)(ctx.get_raw(), db) };
     }
+    // This serves whatever check was due: a later event must schedule anew
+    // (the timer of a pending check may be replaced below).
+    if let Some(queue) = queues().get_mut(id) {
+        queue.scheduled = false;
+        queue.cause = None;
+    }
     let name = OwnedString::from_bytes(ctx, &id.1);
     loop {
         let now = now_ms();
@@ -373,6 +414,7 @@ fn serve(ctx: &Context, id: &LockId) {
             None => return,
         };
         for waiter in timed_out {
+            stats::LOCK_WAITS_TIMED_OUT.incr();
             waiter.client.finish(Ok(RedisValue::Null));
         }
         let lock = Key::write(ctx, name.as_arg());
@@ -406,6 +448,9 @@ fn serve(ctx: &Context, id: &LockId) {
         );
         drop(fence);
         drop(lock);
+        if reply.is_ok() {
+            cause.count();
+        }
         // A refused grant (the fence key changed type meanwhile) answers that
         // waiter with the error; the lock stays free for the next one.
         waiter.client.finish(reply);
@@ -423,6 +468,10 @@ fn settle(ctx: &Context, id: &LockId, expire_at: Option<i64>) {
         };
         if queue.waiters.is_empty() {
             stale = remove_queue(&mut queues, id).and_then(|mut queue| queue.timer.take());
+        } else if queue.scheduled {
+            // A check is due (an event during this one, e.g. the grant's own
+            // `expire`): it settles the timer when it runs. Replacing its
+            // timer here would lose it, and every later event with it.
         } else {
             // A key expires once its time has passed, so look 1 ms after.
             let first_deadline = queue.waiters.iter().map(|w| w.deadline).min();
@@ -443,28 +492,37 @@ fn settle(ctx: &Context, id: &LockId, expire_at: Option<i64>) {
     }
 }
 
+/// A queue's timer: the lock's expiry, a wait's deadline, or (servers
+/// without post-notification jobs) a scheduled check.
 fn on_timer(ctx: &Context, id: LockId) {
+    let mut cause = None;
     if let Some(queue) = queues().get_mut(&id) {
         queue.timer = None;
         queue.scheduled = false;
+        cause = queue.cause.take();
     }
-    serve(ctx, &id);
+    serve(ctx, &id, cause.unwrap_or(Cause::Expiry));
 }
 
 fn on_job(ctx: &Context, id: &LockId) {
+    let mut cause = None;
     if let Some(queue) = queues().get_mut(id) {
         queue.scheduled = false;
+        cause = queue.cause.take();
     }
-    serve(ctx, id);
+    serve(ctx, id, cause.unwrap_or(Cause::Delete));
 }
 
 /// A lock that has waiters may have come free: serve it as soon as writing
 /// is safe.
-fn schedule(ctx: &Context, id: LockId) {
+fn schedule(ctx: &Context, id: LockId, cause: Cause) {
     {
         let mut queues = queues();
         match queues.get_mut(&id) {
-            Some(queue) if !queue.scheduled => queue.scheduled = true,
+            Some(queue) if !queue.scheduled => {
+                queue.scheduled = true;
+                queue.cause = Some(cause);
+            }
             _ => return,
         }
     }
@@ -508,18 +566,25 @@ fn subscribe_once(ctx: &Context) {
 extern "C" fn on_keyspace_event(
     ctx: *mut raw::RedisModuleCtx,
     _class: c_int,
-    _event: *const c_char,
+    event: *const c_char,
     key: *mut raw::RedisModuleString,
 ) -> c_int {
     guard((), || {
         if QUEUE_COUNT.load(Ordering::Relaxed) == 0 || key.is_null() {
             return;
         }
+        // SAFETY: the server's event name, a C string valid during the call.
+        let expired = !event.is_null() && unsafe { CStr::from_ptr(event) } == c"expired";
+        let cause = if expired {
+            Cause::Expiry
+        } else {
+            Cause::Delete
+        };
         let ctx = Context::new(ctx);
         // SAFETY: the server's key name, valid during this callback.
         let id = lock_id(&ctx, unsafe { string_bytes(key) });
         if queues().contains_key(&id) {
-            schedule(&ctx, id);
+            schedule(&ctx, id, cause);
         }
     });
     raw::REDISMODULE_OK as c_int
@@ -542,7 +607,7 @@ extern "C" fn on_databases_changed(
         let ctx = Context::new(ctx);
         let ids: Vec<LockId> = queues().keys().cloned().collect();
         for id in ids {
-            schedule(&ctx, id);
+            schedule(&ctx, id, Cause::Delete);
         }
     });
 }

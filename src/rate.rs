@@ -24,6 +24,7 @@ use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
+use crate::common::stats;
 use crate::common::time::now_ms;
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS, MAX_SLIDING};
@@ -373,6 +374,9 @@ fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let (decision, after) = decide_now(&call, state, now)?;
     if let Some(state) = after {
         store(ctx, &key, *name, &call, state, now)?;
+        stats::RATE_ALLOWED.incr();
+    } else {
+        stats::RATE_LIMITED.incr();
     }
     Ok(reply(ctx, &decision))
 }

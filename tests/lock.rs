@@ -309,6 +309,25 @@ server_tests! {
         eprintln!("{flavor:?}: the waiter got the expired lock after {waited:?} (lease 300 ms)");
     }
 
+    fn a_deletion_after_a_hand_off_serves_the_next_waiter(flavor) {
+        // The hand-off's own write (a lease) fires an event while the queue is
+        // being served; the check it schedules must survive, or a later
+        // deletion waits for the lease to run out (seen on Redis 7.0).
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "q", "holder"]), 1);
+        let (_, first) = waiter(&server, &["LOCK.ACQUIRE", "q", "first", "PX", "60000", "WAIT", "30000"]);
+        let (_, second) = waiter(&server, &["LOCK.ACQUIRE", "q", "second", "PX", "60000", "WAIT", "30000"]);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "q", "holder"]), 1);
+        assert_eq!(first.join().unwrap(), Ok(Value::Int(1)));
+        let started = Instant::now();
+        assert_eq!(int(&mut con, &["DEL", "q"]), 1);
+        assert_eq!(second.join().unwrap(), Ok(Value::Int(1)));
+        let waited = started.elapsed();
+        assert!(waited < Duration::from_secs(5), "handed over only after {waited:?}");
+        assert_eq!(get(&mut con, "q").as_deref(), Some("second"));
+    }
+
     fn any_deletion_hands_the_lock_over(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();

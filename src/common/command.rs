@@ -364,6 +364,12 @@ required_api!(
     RedisModule_ReplyWithArray,
     RedisModule_ReplyWithDouble,
     RedisModule_WrongArity,
+    RedisModule_RegisterInfoFunc,
+    RedisModule_InfoAddSection,
+    RedisModule_InfoAddFieldLongLong,
+    RedisModule_RegisterCommandFilter,
+    RedisModule_CommandFilterArgsCount,
+    RedisModule_CommandFilterArgGet,
 );
 
 pub fn check_api() -> Result<(), String> {

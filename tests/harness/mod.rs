@@ -334,7 +334,7 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     loop {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let port = listener.local_addr().expect("local address").port();

@@ -1,0 +1,186 @@
+//! What operators see, on real servers: `INFO recipes` (each figure after
+//! known operations, `CONFIG RESETSTAT` zeroing the counters but not the
+//! gauges, the section inside `INFO modules` and `INFO everything`), the
+//! module's version, and a load refused for a stray argument.
+
+mod harness;
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use harness::{cmd, info_field, int, Connection, Server, Value};
+
+/// Every `recipes_*` field of `INFO <section>`.
+fn figures(con: &mut Connection, section: &str) -> HashMap<String, i64> {
+    let text: String = cmd(&["INFO", section]).query(con).unwrap();
+    text.lines()
+        .filter_map(|line| line.strip_prefix("recipes_"))
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_string(), value.trim().parse().unwrap()))
+        .collect()
+}
+
+fn ok(con: &mut Connection, words: &[&str]) {
+    let _: Value = cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
+}
+
+server_tests! {
+    fn info_counts_what_happened(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let text: String = cmd(&["INFO", "recipes"]).query(&mut con).unwrap();
+        assert!(text.starts_with("# recipes\r\n"), "{text}");
+        let zero = figures(&mut con, "recipes");
+        let names = [
+            "locks_with_waiters", "clients_waiting", "lock_waits", "lock_waits_timed_out",
+            "lock_handoffs_release", "lock_handoffs_delete", "lock_handoffs_expiry",
+            "pools", "pool_leases", "pool_leases_reclaimed", "rate_allowed", "rate_limited",
+            "panics_caught",
+        ];
+        for name in names {
+            assert_eq!(zero.get(name), Some(&0), "{name} in {zero:?}");
+        }
+        assert_eq!(zero.len(), names.len(), "{zero:?}");
+
+        // Locks: a waiter handed the lock by a release, one by a delete, one
+        // by expiry, one that times out; two waiting while we look.
+        ok(&mut con, &["LOCK.ACQUIRE", "l1", "a", "PX", "60000"]);
+        let waiters: Vec<_> = [("l1", "b", "10000"), ("l1", "c", "10000")]
+            .into_iter()
+            .map(|(key, token, wait)| {
+                let mut waiting = server.con();
+                thread::spawn(move || -> Value {
+                    cmd(&["LOCK.ACQUIRE", key, token, "PX", "60000", "WAIT", wait]).query(&mut waiting).unwrap()
+                })
+            })
+            .collect();
+        harness::wait_until("two waiters", || figures(&mut con, "recipes")["clients_waiting"] == 2);
+        let now = figures(&mut con, "recipes");
+        assert_eq!((now["locks_with_waiters"], now["lock_waits"]), (1, 2));
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l1", "a"]), 1);
+        harness::wait_until("one hand-off by release", || figures(&mut con, "recipes")["lock_handoffs_release"] == 1);
+        let holder: String = cmd(&["GET", "l1"]).query(&mut con).unwrap();
+        ok(&mut con, &["DEL", "l1"]);
+        harness::wait_until("one hand-off by delete", || figures(&mut con, "recipes")["lock_handoffs_delete"] == 1);
+        for waiter in waiters {
+            assert_eq!(waiter.join().unwrap(), Value::Int(1));
+        }
+        assert!(holder == "b" || holder == "c");
+        ok(&mut con, &["LOCK.ACQUIRE", "l2", "a", "PX", "200"]);
+        let mut waiting = server.con();
+        let expiring = thread::spawn(move || -> Value {
+            cmd(&["LOCK.ACQUIRE", "l2", "b", "PX", "60000", "WAIT", "10000"]).query(&mut waiting).unwrap()
+        });
+        assert_eq!(expiring.join().unwrap(), Value::Int(1));
+        ok(&mut con, &["LOCK.ACQUIRE", "l3", "a", "PX", "60000"]);
+        let nil: Value = cmd(&["LOCK.ACQUIRE", "l3", "b", "WAIT", "50"]).query(&mut server.con()).unwrap();
+        assert_eq!(nil, Value::Nil);
+
+        // Pools: two pools, three leases, one of them ended and reclaimed.
+        ok(&mut con, &["IDPOOL.CREATE", "p1", "10"]);
+        ok(&mut con, &["IDPOOL.CREATE", "p2", "10"]);
+        ok(&mut con, &["IDPOOL.NEXT", "p1"]);
+        ok(&mut con, &["IDPOOL.NEXT", "p1", "TTL", "1"]);
+        ok(&mut con, &["IDPOOL.NEXT", "p2"]);
+        thread::sleep(Duration::from_millis(5));
+        ok(&mut con, &["IDPOOL.NEXT", "p1"]);
+        ok(&mut con, &["COPY", "p2", "p3"]);
+
+        // Rate: 2 allowed, 1 limited.
+        for _ in 0..3 {
+            ok(&mut con, &["RATE.LIMIT", "r", "2", "60000"]);
+        }
+
+        let after = figures(&mut con, "recipes");
+        let expected = [
+            ("locks_with_waiters", 0), ("clients_waiting", 0), ("lock_waits", 4),
+            ("lock_waits_timed_out", 1), ("lock_handoffs_release", 1),
+            ("lock_handoffs_delete", 1), ("lock_handoffs_expiry", 1),
+            ("pools", 3), ("pool_leases", 4), ("pool_leases_reclaimed", 1),
+            ("rate_allowed", 2), ("rate_limited", 1), ("panics_caught", 0),
+        ];
+        for (name, value) in expected {
+            assert_eq!(after[name], value, "{name} in {after:?}");
+        }
+
+        // The section is part of INFO modules and INFO everything.
+        assert_eq!(figures(&mut con, "modules"), after);
+        assert_eq!(figures(&mut con, "everything"), after);
+
+        // CONFIG RESETSTAT zeroes the counters, not the gauges.
+        ok(&mut con, &["CONFIG", "RESETSTAT"]);
+        let reset = figures(&mut con, "recipes");
+        for (name, value) in expected {
+            let gauge = matches!(name, "locks_with_waiters" | "clients_waiting" | "pools" | "pool_leases");
+            assert_eq!(reset[name], if gauge { value } else { 0 }, "{name} after RESETSTAT");
+        }
+        // Freed pools leave the gauges.
+        ok(&mut con, &["DEL", "p1", "p2"]);
+        ok(&mut con, &["FLUSHALL", "SYNC"]);
+        let flushed = figures(&mut con, "recipes");
+        assert_eq!((flushed["pools"], flushed["pool_leases"]), (0, 0));
+        assert_eq!(info_field(&mut con, "recipes", "recipes_panics_caught").as_deref(), Some("0"));
+    }
+
+    fn the_version_follows_the_crate(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let modules: Vec<HashMap<String, Value>> = cmd(&["MODULE", "LIST"]).query(&mut con).unwrap();
+        let recipes = modules
+            .iter()
+            .find(|module| module.get("name") == Some(&Value::BulkString(b"recipes".to_vec())))
+            .expect("recipes in MODULE LIST");
+        let [major, minor, patch] = [env!("CARGO_PKG_VERSION_MAJOR"), env!("CARGO_PKG_VERSION_MINOR"), env!("CARGO_PKG_VERSION_PATCH")]
+            .map(|part| part.parse::<i64>().unwrap());
+        assert_eq!(recipes.get("ver"), Some(&Value::Int(major * 10_000 + minor * 100 + patch)));
+        // Each command's `since` is the release that added its family.
+        let names: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"]).query(&mut con).unwrap();
+        for name in names {
+            let docs: HashMap<String, HashMap<String, Value>> = cmd(&["COMMAND", "DOCS", &name]).query(&mut con).unwrap();
+            let since = docs[&name].get("since").cloned();
+            let family = name.split('.').next().unwrap();
+            let expected = match family {
+                "idgen" | "lock" | "article" | "cache" => "0.1.0",
+                _ => "0.2.0",
+            };
+            assert_eq!(since, Some(Value::BulkString(expected.as_bytes().to_vec())), "{name}");
+        }
+    }
+
+    fn a_stray_load_argument_refuses_the_load(flavor) {
+        let dir = std::env::temp_dir().join(format!("recipes-load-{}-{flavor:?}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("server.log");
+        let module = harness::module_path();
+        let mut server = Command::new(flavor.binary().unwrap())
+            .args(["--port", &harness::free_port().to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--dir", dir.to_str().unwrap(), "--logfile", log.to_str().unwrap()])
+            .args(["--loadmodule", module.to_str().unwrap(), "maxwaiters", "10"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = server.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = server.kill();
+                panic!("the server started with a stray module argument");
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        assert!(!status.success());
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            text.contains("<recipes> refusing to load: unknown module argument 'maxwaiters' (the module takes none)"),
+            "{text}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
