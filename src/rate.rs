@@ -249,19 +249,21 @@ fn encode_entries(entries: &[Entry]) -> Vec<u8> {
     bytes
 }
 
-/// The decision for `call` on `state` now, and what to store if allowed.
+/// The decision for `call` on `state` now, and what to store if allowed and
+/// `consume` (`RATE.LIMIT`; `RATE.PEEK` consumes nothing).
 fn decide_now(
     call: &Call,
     state: State,
     now: i64,
+    consume: bool,
 ) -> Result<(Decision, Option<State>), RedisError> {
     if call.sliding {
         let entries = match state {
             State::Sliding(entries) => entries,
             _ => Vec::new(),
         };
-        let decision = decide::sliding(call.limits(), &entries, now, call.cost);
-        let after = (!decision.limited).then_some(State::Sliding(entries));
+        let decision = decide::sliding(call.limits(), &entries, now, call.cost, consume);
+        let after = (!decision.limited && consume).then_some(State::Sliding(entries));
         return Ok((decision, after));
     }
     let gcras = call.gcra()?;
@@ -277,8 +279,9 @@ fn decide_now(
         tats.get_mut(..count).unwrap_or(&mut []),
         now_ns,
         call.cost,
+        consume,
     );
-    let after = (!decision.limited).then_some(State::Gcra(tats));
+    let after = (!decision.limited && consume).then_some(State::Gcra(tats));
     Ok((decision, after))
 }
 
@@ -371,7 +374,7 @@ fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let key = Key::write(ctx, *name);
     let state = read_state(key.string()?, &call)?;
     let now = now_ms();
-    let (decision, after) = decide_now(&call, state, now)?;
+    let (decision, after) = decide_now(&call, state, now, true)?;
     if let Some(state) = after {
         store(ctx, &key, *name, &call, state, now)?;
         stats::RATE_ALLOWED.incr();
@@ -381,8 +384,8 @@ fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(reply(ctx, &decision))
 }
 
-/// `RATE.PEEK key …` (as `RATE.LIMIT`) → the decision `RATE.LIMIT` would
-/// make now, consuming nothing.
+/// `RATE.PEEK key …` (as `RATE.LIMIT`) → whether `RATE.LIMIT` would allow
+/// the action now, with the limits as they stand (nothing consumed).
 fn peek<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, name, rest @ ..] = args else {
         return Err(RedisError::WrongArity);
@@ -390,7 +393,7 @@ fn peek<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let call = parse(rest)?;
     let key = Key::read(ctx, *name);
     let state = read_state(key.string()?, &call)?;
-    let (decision, _) = decide_now(&call, state, now_ms())?;
+    let (decision, _) = decide_now(&call, state, now_ms(), false)?;
     Ok(reply(ctx, &decision))
 }
 

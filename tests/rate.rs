@@ -28,7 +28,15 @@ server_tests! {
         // interval (12 s) has passed; revoking frees it.
         let server = Server::start(flavor);
         let mut con = server.con();
+        let peek = ["RATE.PEEK", "RateLimiter:42:login", "5", "60000"];
+        assert_eq!(decide(&mut con, &peek), [0, 5, 5, -1, 0], "a fresh limiter");
         for remaining in (0..5).rev() {
+            if remaining == 2 {
+                // A peek shows the limit as it stands: 3 left, nothing taken.
+                let [limited, limit, left, retry, reset] = decide(&mut con, &peek);
+                assert_eq!((limited, limit, left, retry), (0, 5, 3, -1));
+                assert!(reset <= 24_000 && reset > 23_000, "{reset}");
+            }
             let [limited, limit, left, retry, reset] = decide(&mut con, LOGIN);
             assert_eq!((limited, limit, left, retry), (0, 5, remaining, -1));
             let used = 5 - remaining;

@@ -83,16 +83,30 @@ pub unsafe fn from_argv<'a>(argv: *mut *mut raw::RedisModuleString, argc: i32) -
 /// canonical decimal form only, so that a value this module accepts is one
 /// every built-in accepts too.
 pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
-    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
-    let canonical = match digits {
-        [] => false,
-        [b'0'] => digits.len() == bytes.len(), // "0" yes, "-0" no
-        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
+    let (negative, digits) = match bytes.strip_prefix(b"-") {
+        Some(digits) => (true, digits),
+        None => (false, bytes),
     };
-    if !canonical {
-        return None;
+    match digits {
+        [] => return None,
+        [b'0'] => return (!negative).then_some(0), // "0" yes, "-0" no
+        [b'1'..=b'9', ..] => {}
+        _ => return None,
     }
-    std::str::from_utf8(bytes).ok()?.parse().ok()
+    // Accumulated negative, so that i64::MIN fits; one pass, no allocation.
+    let mut value: i64 = 0;
+    for &byte in digits {
+        let digit = match byte {
+            b'0'..=b'9' => i64::from(byte - b'0'),
+            _ => return None,
+        };
+        value = value.checked_mul(10)?.checked_sub(digit)?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
+    }
 }
 
 /// An option a command accepts after its required arguments: its token and how
@@ -150,6 +164,33 @@ mod tests {
         assert_eq!(parse_i64(b"-42"), Some(-42));
         assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+    }
+
+    #[test]
+    fn round_trips_every_magnitude() {
+        let mut value: i64 = 1;
+        while let Some(next) = value.checked_mul(7) {
+            for v in [
+                value,
+                -value,
+                value - 1,
+                1 - value,
+                next.saturating_add(value),
+            ] {
+                assert_eq!(parse_i64(v.to_string().as_bytes()), Some(v), "{v}");
+            }
+            value = next;
+        }
+        for v in [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MAX - 1,
+            10,
+            -10,
+            100_000_000_000,
+        ] {
+            assert_eq!(parse_i64(v.to_string().as_bytes()), Some(v), "{v}");
+        }
     }
 
     #[test]

@@ -118,16 +118,15 @@ impl Gcra {
 
     /// The decision for an action of `cost` at `now_ns` on a limit whose TAT
     /// is `tat_ns` (0 for a fresh limiter), and the TAT to store if allowed.
-    fn decide(&self, tat_ns: i64, now_ns: i64, cost: i64) -> (Decision, i64) {
+    /// The reply describes the limit after the action when `consume`, as it
+    /// stands when not (a peek).
+    fn decide(&self, tat_ns: i64, now_ns: i64, cost: i64, consume: bool) -> (Decision, i64) {
         let now = i128::from(now_ns);
         let base = i128::from(tat_ns).max(now);
         let new_tat = base + i128::from(cost) * self.interval_ns;
         let allowed_at = new_tat - self.tolerance_ns;
-        let (limited, tat) = if allowed_at <= now {
-            (false, new_tat)
-        } else {
-            (true, base)
-        };
+        let limited = allowed_at > now;
+        let tat = if limited || !consume { base } else { new_tat };
         let remaining = (self.tolerance_ns - (tat - now)).max(0) / self.interval_ns;
         let decision = Decision {
             limited,
@@ -141,25 +140,26 @@ impl Gcra {
             reset_after_ms: ceil_ms(tat - now),
         };
         // Bounded by now + 2 × 100 years of nanoseconds: fits an i64.
-        (decision, i64::try_from(tat).unwrap_or(i64::MAX))
+        (decision, i64::try_from(new_tat).unwrap_or(i64::MAX))
     }
 }
 
 /// Decides an action of `cost` at `now_ns` against every GCRA limit at once
 /// (`tats`: their stored TATs, same order). Allowed only if every limit
-/// allows it; then `tats` holds the new TATs. Refused, `tats` is unchanged.
-pub fn gcra(limits: &[Gcra], tats: &mut [i64], now_ns: i64, cost: i64) -> Decision {
+/// allows it; then, when `consume`, `tats` holds the new TATs. Refused or
+/// peeked, `tats` is unchanged.
+pub fn gcra(limits: &[Gcra], tats: &mut [i64], now_ns: i64, cost: i64, consume: bool) -> Decision {
     let decisions = || {
         limits
             .iter()
             .zip(tats.iter())
-            .map(|(limit, &tat)| limit.decide(tat, now_ns, cost))
+            .map(|(limit, &tat)| limit.decide(tat, now_ns, cost, consume))
     };
     let limited = decisions().any(|(decision, _)| decision.limited);
     let decision = Decision::deciding(decisions().map(|(decision, _)| decision));
-    if !limited {
+    if !limited && consume {
         for (limit, tat) in limits.iter().zip(tats.iter_mut()) {
-            *tat = limit.decide(*tat, now_ns, cost).1;
+            *tat = limit.decide(*tat, now_ns, cost, consume).1;
         }
     }
     decision.unwrap_or(FRESH)
@@ -189,8 +189,15 @@ pub struct Entry {
 
 /// The exact sliding window: an action is allowed when, for every limit, the
 /// actions in the last `period` ms (`(now - period, now]`) plus this one are
-/// at most `max`. `entries` are in time order.
-pub fn sliding(limits: &[Limit], entries: &[Entry], now_ms: i64, cost: i64) -> Decision {
+/// at most `max`. `entries` are in time order. The reply describes each
+/// limit after the action when `consume`, as it stands when not (a peek).
+pub fn sliding(
+    limits: &[Limit],
+    entries: &[Entry],
+    now_ms: i64,
+    cost: i64,
+    consume: bool,
+) -> Decision {
     let one = |limit: &Limit| {
         let start = now_ms.saturating_sub(limit.period_ms);
         let first = entries.partition_point(|entry| entry.at_ms <= start);
@@ -215,9 +222,10 @@ pub fn sliding(limits: &[Limit], entries: &[Entry], now_ms: i64, cost: i64) -> D
                 }
             }
         }
-        let (used, newest) = match limited {
-            true => (used, window.last().map(|entry| entry.at_ms)),
-            false => (used.saturating_add(cost), Some(newest_at(entries, now_ms))),
+        let (used, newest) = if limited || !consume {
+            (used, window.last().map(|entry| entry.at_ms))
+        } else {
+            (used.saturating_add(cost), Some(newest_at(entries, now_ms)))
         };
         Decision {
             limited,
@@ -260,6 +268,41 @@ mod tests {
     use super::*;
 
     const MS: i64 = 1_000_000;
+
+    /// The decisions of `RATE.LIMIT` (they consume).
+    fn gcra(limits: &[Gcra], tats: &mut [i64], now_ns: i64, cost: i64) -> Decision {
+        super::gcra(limits, tats, now_ns, cost, true)
+    }
+
+    fn sliding(limits: &[Limit], entries: &[Entry], now_ms: i64, cost: i64) -> Decision {
+        super::sliding(limits, entries, now_ms, cost, true)
+    }
+
+    #[test]
+    fn a_peek_describes_the_limit_as_it_stands() {
+        let limits = [Gcra::new(limit(5, 60_000)).unwrap()];
+        let mut tats = [0];
+        gcra(&limits, &mut tats, T0 * MS, 1);
+        gcra(&limits, &mut tats, T0 * MS, 1);
+        let before = tats;
+        let peek = super::gcra(&limits, &mut tats, T0 * MS, 1, false);
+        assert_eq!(tats, before);
+        assert_eq!(
+            (peek.limited, peek.remaining, peek.reset_after_ms),
+            (false, 3, 24_000)
+        );
+        let taken = gcra(&limits, &mut tats, T0 * MS, 1);
+        assert_eq!((taken.remaining, taken.reset_after_ms), (2, 36_000));
+        let window = [limit(3, 1_000)];
+        let entries = [Entry { at_ms: T0, cost: 1 }];
+        let peek = super::sliding(&window, &entries, T0 + 100, 1, false);
+        assert_eq!(
+            (peek.limited, peek.remaining, peek.reset_after_ms),
+            (false, 2, 900)
+        );
+        let taken = sliding(&window, &entries, T0 + 100, 1);
+        assert_eq!((taken.remaining, taken.reset_after_ms), (1, 1_000));
+    }
     const T0: i64 = 1_763_000_000_000; // a Unix time in ms
 
     fn limit(max: i64, period_ms: i64) -> Limit {
