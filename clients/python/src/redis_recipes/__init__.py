@@ -1,0 +1,60 @@
+"""The classic Redis recipes as Python classes on the redis-recipes module's
+native commands. Change ``from book import IdGenerator`` to
+``from redis_recipes import IdGenerator``: same names, same methods, one
+atomic command per call. ``redis_recipes.asyncio`` has the same classes for
+``redis.asyncio`` clients."""
+
+from .article import Article, SlugIndex
+from .cache import Cache, HashCache, JsonCache
+from .errors import (
+    CannotShrink,
+    CostTooHigh,
+    GeneratorExhausted,
+    InvalidJson,
+    InvalidSlug,
+    KeyExists,
+    LimiterMismatch,
+    LockLost,
+    LockNotAcquired,
+    ModuleNotLoaded,
+    PoolMissing,
+    RecipeError,
+    SlugTaken,
+    WrongType,
+)
+from .idgen import HashIdGenerator, IdGenerator
+from .idpool import IdPool
+from .lock import AutoReleaseLock, IdentityLock, Lock
+from .rate import Decision, RateLimiter
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "Article",
+    "AutoReleaseLock",
+    "Cache",
+    "CannotShrink",
+    "CostTooHigh",
+    "Decision",
+    "GeneratorExhausted",
+    "HashCache",
+    "HashIdGenerator",
+    "IdGenerator",
+    "IdPool",
+    "IdentityLock",
+    "InvalidJson",
+    "InvalidSlug",
+    "JsonCache",
+    "KeyExists",
+    "LimiterMismatch",
+    "Lock",
+    "LockLost",
+    "LockNotAcquired",
+    "ModuleNotLoaded",
+    "PoolMissing",
+    "RateLimiter",
+    "RecipeError",
+    "SlugIndex",
+    "SlugTaken",
+    "WrongType",
+]

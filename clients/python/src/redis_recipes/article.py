@@ -1,0 +1,103 @@
+"""ARTICLE: records created only if absent, with unique slugs and page views
+(the book's ``Article``)."""
+
+from typing import Any, Dict, Optional
+
+from ._core import Recipe, Steps, as_dict, recipe, text
+
+_NUMBERS = ("created_at", "updated_at", "views")
+
+
+class Article(Recipe):
+    """One article in one hash (``article::<id>``, as the book names it). With
+    ``slug_index``, slugs are claimed in that index; in Redis Cluster give the
+    article and its index one hash tag (``{blog}article::1``, ``{blog}slugs``)."""
+
+    def __init__(
+        self,
+        client: Any,
+        article_id: Any,
+        *,
+        key: Optional[str] = None,
+        slug_index: Optional[str] = None,
+    ) -> None:
+        super().__init__(client)
+        self.id = article_id
+        self.key = key if key is not None else f"article::{article_id}"
+        self.slug_index = slug_index
+
+    def _slug_index(self) -> str:
+        if self.slug_index is None:
+            raise ValueError("this Article has no slug_index")
+        return self.slug_index
+
+    @recipe
+    def create(self, title: str, content: str, author: str, slug: Optional[str] = None) -> Steps:
+        """True when created, False when the article already exists (nothing
+        changes). A slug taken by another article raises ``SlugTaken``."""
+        words: tuple = ("ARTICLE.CREATE", self.key, title, content, author)
+        if slug is not None:
+            words += ("SLUG", self._slug_index(), slug)
+        return (yield words) == 1
+
+    @recipe
+    def get(self) -> Steps:
+        """The article's fields (``id`` added, times and views as ints), or
+        None."""
+        reply = yield ("ARTICLE.GET", self.key)
+        if reply is None:
+            return None
+        fields: Dict[str, Any] = as_dict(reply)
+        for name in _NUMBERS:
+            if name in fields:
+                fields[name] = int(fields[name])
+        fields["id"] = self.id
+        return fields
+
+    @recipe
+    def update(
+        self,
+        title: Optional[str] = None,
+        content: Optional[str] = None,
+        author: Optional[str] = None,
+    ) -> Steps:
+        """True when updated, False when there is no such article (none is
+        created)."""
+        words: tuple = ("ARTICLE.UPDATE", self.key)
+        for token, value in (("TITLE", title), ("CONTENT", content), ("AUTHOR", author)):
+            if value is not None:
+                words += (token, value)
+        if len(words) == 2:
+            raise ValueError("update needs at least one of title, content, author")
+        return (yield words) == 1
+
+    @recipe
+    def set_slug(self, slug: str) -> Steps:
+        """Moves the article to ``slug`` (claims it, releases the old one)."""
+        return (yield ("ARTICLE.SETSLUG", self.key, self._slug_index(), slug)) == 1
+
+    @recipe
+    def view(self) -> Steps:
+        """Counts one page view: the new count, or None without an article."""
+        views = yield ("ARTICLE.VIEW", self.key)
+        return None if views is None else int(views)
+
+    @recipe
+    def delete(self) -> Steps:
+        words: tuple = ("ARTICLE.DELETE", self.key)
+        if self.slug_index is not None:
+            words += ("SLUG", self.slug_index)
+        return (yield words) == 1
+
+
+class SlugIndex(Recipe):
+    """Looks articles up by slug."""
+
+    def __init__(self, client: Any, key: str) -> None:
+        super().__init__(client)
+        self.key = key
+
+    @recipe
+    def lookup(self, slug: str) -> Steps:
+        """The key of the article holding ``slug``, or None."""
+        return text((yield ("ARTICLE.BYSLUG", self.key, slug)))

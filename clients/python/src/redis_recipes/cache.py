@@ -1,0 +1,67 @@
+"""CACHE: the book's ``Cache``, ``JsonCache`` and ``HashCache``."""
+
+import json
+from typing import Any, Dict, Mapping, Optional
+
+from ._core import Recipe, Steps, as_dict, ms, recipe
+
+
+class Cache(Recipe):
+    """Text or bytes under a key, byte-exact (the built-in ``SET``/``GET``)."""
+
+    @recipe
+    def set(self, key: str, value: Any, ttl: Optional[float] = None) -> Steps:
+        """Stores ``value``; ``ttl`` in seconds."""
+        words: tuple = ("SET", key, value)
+        if ttl is not None:
+            words += ("PX", ms(ttl))
+        return bool((yield words))
+
+    @recipe
+    def get(self, key: str) -> Steps:
+        return (yield ("GET", key))
+
+    @recipe
+    def update(self, key: str, new_value: Any) -> Steps:
+        """Replaces the value and returns the old one (None if there was none)."""
+        return (yield ("SET", key, new_value, "GET", {"get": True}))
+
+
+class JsonCache(Recipe):
+    """Python values as JSON documents, checked by the server
+    (``CACHE.SETJSON``: an invalid document raises ``InvalidJson``)."""
+
+    @recipe
+    def set(self, key: str, value: Any, ttl: Optional[float] = None) -> Steps:
+        words: tuple = ("CACHE.SETJSON", key, json.dumps(value))
+        if ttl is not None:
+            words += ("PX", ms(ttl))
+        return (yield words) is not None
+
+    @recipe
+    def get(self, key: str, *fields: str) -> Steps:
+        """The value, or None; with ``fields``, only those top-level fields."""
+        words: tuple = ("CACHE.GETJSON", key)
+        if fields:
+            words += ("FIELD",) + fields
+        document = yield words
+        return None if document is None else json.loads(document)
+
+
+class HashCache(Recipe):
+    """A hash written together with its TTL (``CACHE.HSET``)."""
+
+    @recipe
+    def set(self, key: str, mapping: Mapping[str, Any], ttl: float) -> Steps:
+        """Sets the fields and the key's TTL (seconds) in one step; returns the
+        number of fields added."""
+        words: tuple = ("CACHE.HSET", key, "PX", ms(ttl))
+        for field, value in mapping.items():
+            words += (field, value)
+        return int((yield words))
+
+    @recipe
+    def get(self, key: str) -> Steps:
+        """The fields, or None when the hash is gone (expired)."""
+        fields: Dict[str, Any] = as_dict((yield ("HGETALL", key)))
+        return fields or None

@@ -1,0 +1,114 @@
+"""The module's errors as exceptions.
+
+Every error the server answers comes back as a subclass of redis-py's
+``ResponseError``, so code that catches ``ResponseError`` keeps working; the
+subclasses name what went wrong.
+"""
+
+from typing import Optional, Tuple, Type
+
+from redis.exceptions import ResponseError
+
+
+class RecipeError(ResponseError):
+    """An error answered by one of the module's commands."""
+
+
+class ModuleNotLoaded(RecipeError):
+    """The server has no ``recipes`` module: the command is unknown to it."""
+
+
+class SlugTaken(RecipeError):
+    """The slug belongs to another article."""
+
+
+class InvalidSlug(RecipeError):
+    """A slug must be 1 to 200 Unicode letters, digits, '-' or '_'."""
+
+
+class KeyExists(RecipeError):
+    """The key already exists (``BUSYKEY``)."""
+
+
+class PoolMissing(RecipeError):
+    """There is no ID pool at the key."""
+
+
+class CannotShrink(RecipeError):
+    """An ID pool cannot shrink below a live lease."""
+
+
+class GeneratorExhausted(RecipeError):
+    """Taking more IDs would pass 2**63 - 1."""
+
+
+class InvalidJson(RecipeError):
+    """The value is not one valid JSON document."""
+
+
+class LimiterMismatch(RecipeError):
+    """The key holds another kind of limiter, or another number of limits."""
+
+
+class CostTooHigh(RecipeError):
+    """An action that can never fit its limit (cost above the burst or max)."""
+
+
+class WrongType(RecipeError):
+    """The key holds a value of another type."""
+
+
+class LockNotAcquired(Exception):
+    """``with Lock(...)`` could not take the lock in time."""
+
+
+class LockLost(Exception):
+    """The lock's lease ended (or another client took it) while the block ran."""
+
+
+# Message starts (after an optional "ERR ") → exception class.
+_BY_START: Tuple[Tuple[str, Type[RecipeError]], ...] = (
+    ("SLUGTAKEN", SlugTaken),
+    ("BUSYKEY", KeyExists),
+    ("WRONGTYPE", WrongType),
+    ("no ID pool at key", PoolMissing),
+    ("cannot shrink the pool", CannotShrink),
+    ("ID generator exhausted", GeneratorExhausted),
+    ("invalid JSON", InvalidJson),
+    ("invalid slug", InvalidSlug),
+    ("the key holds a string that is not a rate limiter", LimiterMismatch),
+    ("the key holds a limiter of", LimiterMismatch),
+    ("the key holds a GCRA limiter", LimiterMismatch),
+    ("the key holds a SLIDING window", LimiterMismatch),
+)
+
+_FAMILIES = ("idgen.", "lock.", "article.", "cache.", "idpool.", "rate.", "pool.")
+
+_LOAD_HINT = (
+    "the server has no 'recipes' module (MODULE LIST does not show it): load it with "
+    "'loadmodule /path/to/librecipes.so' in redis.conf, or MODULE LOAD /path/to/librecipes.so"
+)
+
+
+def translate(error: ResponseError) -> ResponseError:
+    """The most specific exception for a server error (the error itself if
+    none fits)."""
+    if isinstance(error, RecipeError):
+        return error
+    message = str(error)
+    text = message[4:] if message.startswith("ERR ") else message
+    lowered = text.lower()
+    if lowered.startswith("unknown command") and any(
+        f"'{family}" in lowered for family in _FAMILIES
+    ):
+        return ModuleNotLoaded(f"{_LOAD_HINT} ({message})")
+    kind: Optional[Type[RecipeError]] = None
+    for start, cls in _BY_START:
+        if text.startswith(start):
+            kind = cls
+            break
+    if kind is None and "such an action can never be allowed" in text:
+        kind = CostTooHigh
+    if kind is None:
+        return error
+    return kind(message)

@@ -1,0 +1,185 @@
+"""LOCK: owner-token locks with leases, a first-come-first-served wait and
+fencing tokens (the book's ``Lock``, ``AutoReleaseLock`` and
+``IdentityLock``)."""
+
+import threading
+import uuid
+from typing import Any, Callable, Optional
+
+from ._core import Recipe, Steps, ms, recipe
+from .errors import LockLost, LockNotAcquired
+
+
+class Lock(Recipe):
+    """A lock held by this object's token.
+
+    ``acquire()`` tries once (the book's); ``acquire(timeout=s)`` waits up to
+    ``s`` seconds in the server's first-come-first-served queue (no polling).
+    ``ttl`` (seconds) makes the lock end by itself; ``fence`` names a counter
+    key, and each acquisition then sets ``fencing_token`` to a strictly
+    increasing number for the protected resource to check.
+
+    As a context manager it waits ``wait`` seconds (None: forever) and raises
+    ``LockNotAcquired`` if the lock stays taken. With ``renew=True`` (and a
+    ``ttl``) a background renewer extends the lease every ``ttl / 3`` while
+    the block runs. If the lease is lost anyway (renewal off and the block
+    outlived ``ttl``, or another client took the lock), ``on_lost(lock)`` is
+    called, or without it ``LockLost`` is raised when the block ends.
+
+    A blocking wait holds the connection: give the client no
+    ``socket_timeout`` shorter than the wait."""
+
+    def __init__(
+        self,
+        client: Any,
+        key: str,
+        *,
+        token: Optional[str] = None,
+        ttl: Optional[float] = None,
+        wait: Optional[float] = None,
+        fence: Optional[str] = None,
+        renew: bool = False,
+        on_lost: Optional[Callable[["Lock"], Any]] = None,
+    ) -> None:
+        super().__init__(client)
+        self.key = key
+        self.token = token if token is not None else uuid.uuid4().hex
+        self.ttl = ttl
+        self.wait = wait
+        self.fence = fence
+        self.renew = renew
+        self.on_lost = on_lost
+        self.fencing_token: Optional[int] = None
+        self.lost = False
+        self._renewer: Any = None
+
+    def _acquire_words(self, timeout: Optional[float]) -> tuple:
+        words: tuple = ("LOCK.ACQUIRE", self.key, self.token)
+        if self.ttl is not None:
+            words += ("PX", ms(self.ttl))
+        if timeout is not None:
+            words += ("WAIT", ms(timeout))
+        if self.fence is not None:
+            words += ("FENCE", self.fence)
+        return words
+
+    @recipe
+    def acquire(self, timeout: Optional[float] = None) -> Steps:
+        """True when this token now holds the lock."""
+        reply = yield self._acquire_words(timeout)
+        if reply is None:
+            return False
+        if self.fence is not None:
+            self.fencing_token = int(reply)
+        self.lost = False
+        return True
+
+    @recipe
+    def release(self) -> Steps:
+        """True when this token held the lock and released it."""
+        self._stop_renewer()
+        return (yield ("LOCK.RELEASEIF", self.key, self.token)) == 1
+
+    @recipe
+    def extend(self, ttl: Optional[float] = None) -> Steps:
+        """Makes the lease end ``ttl`` (default: the lock's) seconds from now;
+        False when this token no longer holds the lock."""
+        seconds = ttl if ttl is not None else self.ttl
+        if seconds is None:
+            raise ValueError("extend needs a ttl")
+        return (yield ("LOCK.EXTEND", self.key, self.token, "PX", ms(seconds))) == 1
+
+    # ---- the context manager and the renewer (thread) ---------------------
+
+    def __enter__(self) -> "Lock":
+        if not self.acquire(timeout=self.wait if self.wait is not None else 10**9):
+            raise LockNotAcquired(f"lock {self.key!r} is held by another client")
+        if self.renew and self.ttl is not None:
+            self._start_renewer()
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        self._stop_renewer()
+        released = self.release()
+        self._finish(released, kind is None)
+
+    def _finish(self, released: bool, raise_lost: bool) -> None:
+        if not released and not self.lost:
+            self._lose()
+        if self.lost and self.on_lost is None and raise_lost:
+            raise LockLost(f"lock {self.key!r} was lost before the block ended")
+
+    def _lose(self) -> None:
+        self.lost = True
+        if self.on_lost is not None:
+            self.on_lost(self)
+
+    def _start_renewer(self) -> None:
+        stop = threading.Event()
+        period = (self.ttl or 0) / 3
+        words = ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl or 0))
+
+        def renew() -> None:
+            while not stop.wait(period):
+                try:
+                    held = self.client.execute_command(*words) == 1
+                except Exception:  # a dropped connection: try again next period
+                    continue
+                if not held:
+                    self._lose()
+                    return
+
+        thread = threading.Thread(target=renew, name=f"renew {self.key}", daemon=True)
+        thread.start()
+        self._renewer = (stop, thread)
+
+    def _stop_renewer(self) -> None:
+        renewer, self._renewer = self._renewer, None
+        if renewer is not None:
+            stop, thread = renewer
+            stop.set()
+            if thread is not threading.current_thread():
+                thread.join()
+
+
+class AutoReleaseLock(Recipe):
+    """The book's lock that releases itself ``timeout`` seconds (or ms, with
+    ``unit="ms"``) after it was taken; only its taker can release it early."""
+
+    def __init__(self, client: Any, key: str, *, token: Optional[str] = None) -> None:
+        super().__init__(client)
+        self.key = key
+        self.token = token if token is not None else uuid.uuid4().hex
+
+    @recipe
+    def acquire(self, timeout: float, unit: str = "sec") -> Steps:
+        if unit not in ("sec", "ms"):
+            raise ValueError('unit is "sec" or "ms"')
+        lease = ms(timeout) if unit == "sec" else max(1, int(timeout))
+        return (yield ("LOCK.ACQUIRE", self.key, self.token, "PX", lease)) is not None
+
+    @recipe
+    def release(self) -> Steps:
+        return (yield ("LOCK.RELEASEIF", self.key, self.token)) == 1
+
+
+class IdentityLock(Recipe):
+    """The book's lock whose value is its owner's password: only the same
+    password releases it."""
+
+    def __init__(self, client: Any, key: str) -> None:
+        super().__init__(client)
+        self.key = key
+
+    @recipe
+    def acquire(self, password: str, timeout: Optional[float] = None) -> Steps:
+        """True when ``password`` now holds the lock (``timeout``: seconds to
+        wait in the queue)."""
+        words: tuple = ("LOCK.ACQUIRE", self.key, password)
+        if timeout is not None:
+            words += ("WAIT", ms(timeout))
+        return (yield words) is not None
+
+    @recipe
+    def release(self, password: str) -> Steps:
+        return (yield ("LOCK.RELEASEIF", self.key, password)) == 1

@@ -1,0 +1,109 @@
+"""RATE: rate limiters (the book's ``RateLimiter``), GCRA or an exact
+sliding window, several limits at once."""
+
+import math
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
+
+from ._core import Recipe, Steps, as_dict, ms, recipe
+
+
+class Decision(NamedTuple):
+    """One decision, as ``RATE.LIMIT`` answers it (times in milliseconds)."""
+
+    limited: bool
+    limit: int
+    remaining: int
+    retry_after_ms: int
+    reset_after_ms: int
+
+    @property
+    def allowed(self) -> bool:
+        return not self.limited
+
+
+_FIELDS = ("limited", "limit", "remaining", "retry_after_ms", "reset_after_ms")
+
+
+def _decision(reply: Any) -> Decision:
+    if isinstance(reply, dict):
+        fields = as_dict(reply)
+        values = [int(fields[name]) for name in _FIELDS]
+    else:
+        values = [int(value) for value in reply]
+    limited, limit, remaining, retry, reset = values
+    return Decision(bool(limited), limit, remaining, retry, reset)
+
+
+class RateLimiter(Recipe):
+    """At most ``maximum`` actions per ``interval`` seconds for each user of
+    an ``action``, kept at ``RateLimiter:<action>:<uid>``.
+
+    Beyond the book: ``also=[(interval, maximum), …]`` adds limits checked
+    with the first all at once, ``burst`` lets an idle user act that many
+    times at once (GCRA; default ``maximum``), ``sliding=True`` counts an
+    exact sliding window instead."""
+
+    def __init__(
+        self,
+        client: Any,
+        action: str,
+        interval: float,
+        maximum: int,
+        *,
+        also: Iterable[Tuple[float, int]] = (),
+        burst: Optional[int] = None,
+        sliding: bool = False,
+    ) -> None:
+        super().__init__(client)
+        self.action = action
+        self.limits: Sequence[Tuple[float, int]] = [(interval, maximum), *also]
+        self.burst = burst
+        self.sliding = sliding
+
+    def key(self, uid: Any) -> str:
+        return f"RateLimiter:{self.action}:{uid}"
+
+    def _words(self, command: str, uid: Any, cost: int) -> tuple:
+        words: tuple = (command, self.key(uid))
+        for at, (interval, maximum) in enumerate(self.limits):
+            if at:
+                words += ("AND",)
+            words += (maximum, ms(interval))
+            if at == 0 and self.burst is not None:
+                words += ("BURST", self.burst)
+        if cost != 1:
+            words += ("COST", cost)
+        if self.sliding:
+            words += ("SLIDING",)
+        return words
+
+    @recipe
+    def limit(self, uid: Any, cost: int = 1) -> Steps:
+        """Decides an action of weight ``cost`` and consumes it if allowed."""
+        return _decision((yield self._words("RATE.LIMIT", uid, cost)))
+
+    @recipe
+    def peek(self, uid: Any, cost: int = 1) -> Steps:
+        """Whether an action would be allowed now, consuming nothing."""
+        return _decision((yield self._words("RATE.PEEK", uid, cost)))
+
+    @recipe
+    def is_permitted(self, uid: Any) -> Steps:
+        """The book's check: True (and counted) when the user may act now."""
+        return not _decision((yield self._words("RATE.LIMIT", uid, 1))).limited
+
+    @recipe
+    def remaining(self, uid: Any) -> Steps:
+        """How many more actions the user may take now."""
+        return _decision((yield self._words("RATE.PEEK", uid, 1))).remaining
+
+    @recipe
+    def duration(self, uid: Any) -> Steps:
+        """Seconds (rounded up) until the user's limit is full again; 0 when it is."""
+        reset = _decision((yield self._words("RATE.PEEK", uid, 1))).reset_after_ms
+        return math.ceil(reset / 1000)
+
+    @recipe
+    def revoke(self, uid: Any) -> Steps:
+        """Forgets the user's limiter: True when there was one."""
+        return (yield ("RATE.RESET", self.key(uid))) == 1

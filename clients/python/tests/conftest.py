@@ -1,0 +1,170 @@
+"""Real servers for the package's tests: the servers ``make test`` installs
+(``REDIS_SERVER``, ``REDIS8_SERVER``, ``VALKEY_SERVER``) with the built module
+(``RECIPES_MODULE``), on free loopback ports, standalone and as a 3-node
+cluster. Under ``CI=true`` a missing server fails instead of skipping."""
+
+import inspect
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parents[3]
+MODULE = os.environ.get("RECIPES_MODULE", str(ROOT / "target/release/librecipes.so"))
+FLAVORS = {
+    "redis": os.environ.get("REDIS_SERVER") or shutil.which("redis-server") or "",
+    "redis8": os.environ.get("REDIS8_SERVER") or str(ROOT / ".servers/redis-8.6.3/src/redis-server"),
+    "valkey": os.environ.get("VALKEY_SERVER") or "",
+}
+
+
+def free_port() -> int:
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port < 55_000:  # the cluster bus listens at port + 10000
+            return port
+
+
+class Server:
+    """One server process in a directory of its own."""
+
+    def __init__(self, binary: str, *extra: str, module: bool = True) -> None:
+        self.dir = tempfile.mkdtemp(prefix="recipes-py-")
+        self.port = free_port()
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                "--save", "", "--appendonly", "no", "--logfile", "server.log", *extra]
+        if module:
+            args += ["--loadmodule", MODULE]
+        self.process = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while True:
+            try:
+                if redis.Redis(port=self.port).ping():
+                    break
+            except redis.ConnectionError:
+                pass
+            if self.process.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"{binary} did not start: {self.log()}")
+            time.sleep(0.02)
+
+    def log(self) -> str:
+        try:
+            return Path(self.dir, "server.log").read_text()
+        except OSError:
+            return ""
+
+    def client(self, **options: Any) -> redis.Redis:
+        return redis.Redis(port=self.port, **options)
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def binary(flavor: str) -> str:
+    path = FLAVORS[flavor]
+    if not path or not os.path.isfile(path):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{flavor} server not found under CI=true (run `make test`)")
+        pytest.skip(f"{flavor} server not found (run `make test`)")
+    return path
+
+
+@pytest.fixture(scope="session", params=sorted(FLAVORS))
+def server(request: Any) -> Iterator[Server]:
+    if not os.path.isfile(MODULE):
+        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    started = Server(binary(request.param))
+    yield started
+    started.stop()
+
+
+@pytest.fixture(params=["sync", "asyncio"])
+def mode(request: Any) -> str:
+    return request.param
+
+
+class Clients:
+    """A flushed server's clients in one mode, and the package's classes for
+    that mode (``redis_recipes`` or ``redis_recipes.asyncio``)."""
+
+    def __init__(self, server: Server, mode: str) -> None:
+        import redis.asyncio
+        import redis_recipes
+        import redis_recipes.asyncio
+
+        self.server = server
+        self.mode = mode
+        self.plain = server.client()
+        self.plain.flushall()
+        if mode == "sync":
+            self.client: Any = server.client()
+            self.recipes: Any = redis_recipes
+        else:
+            self.client = redis.asyncio.Redis(port=server.port)
+            self.recipes = redis_recipes.asyncio
+
+    def new_client(self) -> Any:
+        if self.mode == "sync":
+            return self.server.client()
+        import redis.asyncio
+
+        return redis.asyncio.Redis(port=self.server.port)
+
+
+@pytest.fixture
+def clients(server: Server, mode: str) -> Clients:
+    return Clients(server, mode)
+
+
+async def value(result: Any) -> Any:
+    """A method's result in either mode (a coroutine under asyncio)."""
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+def nodes_for_cluster(flavor_binary: str) -> List[Server]:
+    nodes = [Server(flavor_binary, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+             for _ in range(3)]
+    ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
+    for node, (first, last) in zip(nodes, ranges):
+        node.client().execute_command("CLUSTER", "ADDSLOTS", *range(first, last + 1))
+    for node in nodes[1:]:
+        nodes[0].client().execute_command("CLUSTER", "MEET", "127.0.0.1", node.port)
+    deadline = time.time() + 30
+    while not all(
+        "cluster_state:ok" in node.client().execute_command("CLUSTER", "INFO").decode()
+        and node.client().execute_command("CLUSTER", "INFO").decode().count("cluster_known_nodes:3")
+        for node in nodes
+    ):
+        if time.time() > deadline:
+            raise RuntimeError("the cluster did not form")
+        time.sleep(0.05)
+    return nodes
+
+
+@pytest.fixture(scope="session", params=sorted(FLAVORS))
+def cluster(request: Any) -> Iterator[List[Server]]:
+    nodes = nodes_for_cluster(binary(request.param))
+    yield nodes
+    for node in nodes:
+        node.stop()
+
+
+def first_port(nodes: List[Server]) -> int:
+    return nodes[0].port
+
+
+Options = Optional[Dict[str, Any]]

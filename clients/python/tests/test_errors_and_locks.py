@@ -1,0 +1,148 @@
+"""Each module error as its exception; a ``with Lock`` block that outlives its
+TTL with renewal on and off; 16 threads contending through the package; a
+server without the module; Redis Cluster."""
+
+import asyncio
+import threading
+import time
+from typing import Any, List
+
+import pytest
+import redis
+from redis.exceptions import ResponseError
+
+import redis_recipes
+from conftest import Clients, Server, value
+from test_book import run
+
+
+def test_each_error_has_its_exception(clients: Clients) -> None:
+    async def body(client: Any, recipes: Any) -> None:
+        errors = redis_recipes
+        clients.plain.hset("a-hash", "f", "v")
+        clients.plain.set("a-string", "not a limiter")
+        clients.plain.set("gen", 2**63 - 1)
+        first = recipes.Article(client, 1, slug_index="slugs")
+        await value(first.create("t", "c", "a", slug="taken"))
+        cases = [
+            (lambda: recipes.Article(client, 2, slug_index="slugs").create("t", "c", "a", slug="taken"), errors.SlugTaken),
+            (lambda: recipes.Article(client, 3, slug_index="slugs").create("t", "c", "a", slug="no spaces"), errors.InvalidSlug),
+            (lambda: recipes.IdPool(client, "no-pool").acquire(), errors.PoolMissing),
+            (lambda: recipes.IdGenerator(client, "gen").produce(), errors.GeneratorExhausted),
+            (lambda: recipes.IdGenerator(client, "a-hash").produce(), errors.WrongType),
+            (lambda: recipes.RateLimiter(client, "x", 1, 5).limit("y", cost=6), errors.CostTooHigh),
+            (lambda: recipes.RateLimiter(client, "x", 1, 5).limit("y", cost=6), ResponseError),
+        ]
+        for call, kind in cases:
+            with pytest.raises(kind):
+                await value(call())
+        pool = recipes.IdPool(client, "pool")
+        await value(pool.create(10))
+        await value(pool.acquire())
+        await value(pool.acquire())
+        with pytest.raises(errors.CannotShrink):
+            await value(pool.resize(1))
+        limiter = recipes.RateLimiter(client, "act", 1, 5)
+        clients.plain.set(limiter.key("u"), "not a limiter")
+        with pytest.raises(errors.LimiterMismatch):
+            await value(limiter.limit("u"))
+        # Any command run through the package's driver is translated.
+        broken = recipes.JsonCache(client)
+        with pytest.raises(errors.InvalidJson):
+            await value(broken._drive(iter_one(("CACHE.SETJSON", "j", "{bad"))))
+        assert clients.plain.exists("j") == 0
+
+    run(clients, body)
+
+
+def iter_one(words: tuple) -> Any:
+    reply = yield words
+    return reply
+
+
+def test_a_server_without_the_module_says_what_to_load(server: Server) -> None:
+    plain = Server(server.process.args[0], module=False)
+    try:
+        with pytest.raises(redis_recipes.ModuleNotLoaded, match="loadmodule"):
+            redis_recipes.IdGenerator(plain.client(), "id").produce()
+    finally:
+        plain.stop()
+
+
+def lease_outlives_ttl(clients: Clients, renew: bool, on_lost: Any = None) -> Any:
+    async def body(client: Any, recipes: Any) -> None:
+        lock = recipes.Lock(client, "Lock:long", ttl=0.3, renew=renew, on_lost=on_lost)
+        if clients.mode == "sync":
+            with lock:
+                time.sleep(1.0)
+                held = clients.plain.get("Lock:long")
+        else:
+            async with lock:
+                await asyncio.sleep(1.0)
+                held = clients.plain.get("Lock:long")
+        assert (held == lock.token.encode()) is renew
+
+    run(clients, body)
+
+
+def test_renewal_keeps_the_lock_past_its_ttl(clients: Clients) -> None:
+    lease_outlives_ttl(clients, renew=True)
+    assert clients.plain.exists("Lock:long") == 0  # released on exit
+
+
+def test_without_renewal_the_block_learns_the_lock_was_lost(clients: Clients) -> None:
+    with pytest.raises(redis_recipes.LockLost):
+        lease_outlives_ttl(clients, renew=False)
+    lost: List[Any] = []
+    lease_outlives_ttl(Clients(clients.server, clients.mode), renew=False, on_lost=lost.append)
+    assert len(lost) == 1
+
+
+def test_sixteen_threads_never_overlap(server: Server) -> None:
+    inside, ledger, guard = [0], [], threading.Lock()
+
+    def worker(n: int) -> None:
+        client = server.client()
+        for _ in range(20):
+            with redis_recipes.Lock(client, "Lock:ledger", ttl=10, wait=30):
+                with guard:
+                    inside[0] += 1
+                    ledger.append(inside[0])
+                time.sleep(0.0005)
+                with guard:
+                    inside[0] -= 1
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(ledger) == 16 * 20
+    assert max(ledger) == 1, "two holders at once"
+
+
+def test_redis_cluster(cluster: List[Server]) -> None:
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    try:
+        for n in range(20):
+            ids = redis_recipes.IdGenerator(client, f"orders:{n}")
+            assert ids.produce() == 1
+            assert ids.produce_many(5) == range(2, 7)
+            lock = redis_recipes.Lock(client, f"{{job:{n}}}:lock", fence=f"{{job:{n}}}:fence", ttl=30)
+            assert lock.acquire() and lock.fencing_token == 1
+            assert lock.release()
+            article = redis_recipes.Article(client, n, key=f"{{blog}}article::{n}", slug_index="{blog}slugs")
+            assert article.create("t", "c", "a", slug=f"post-{n}")
+            assert redis_recipes.RateLimiter(client, "login", 60, 5).is_permitted(n)
+            pool = redis_recipes.IdPool(client, f"pool:{n}")
+            assert pool.create(3) and pool.acquire() == 1
+        index = redis_recipes.SlugIndex(client, "{blog}slugs")
+        assert index.lookup("post-7") == "{blog}article::7"
+    finally:
+        client.close()
+
+
+def test_the_package_installs_with_its_types() -> None:
+    import importlib.resources
+
+    assert (importlib.resources.files("redis_recipes") / "py.typed").is_file()
