@@ -367,33 +367,39 @@ fn apply_sliding(
 /// `RATE.LIMIT key max period [BURST burst] [AND max period [BURST burst]]…
 /// [COST cost] [SLIDING]` → the decision.
 fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
-    let [_, name, rest @ ..] = args else {
-        return Err(RedisError::WrongArity);
-    };
-    let call = parse(rest)?;
-    let key = Key::write(ctx, *name);
-    let state = read_state(key.string()?, &call)?;
-    let now = now_ms();
-    let (decision, after) = decide_now(&call, state, now, true)?;
-    if let Some(state) = after {
-        store(ctx, &key, *name, &call, state, now)?;
-        stats::RATE_ALLOWED.incr();
-    } else {
-        stats::RATE_LIMITED.incr();
-    }
-    Ok(reply(ctx, &decision))
+    decide_command(ctx, args, true)
 }
 
 /// `RATE.PEEK key …` (as `RATE.LIMIT`) → whether `RATE.LIMIT` would allow
 /// the action now, with the limits as they stand (nothing consumed).
 fn peek<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    decide_command(ctx, args, false)
+}
+
+/// Both commands: the decision now; `consume` stores and replicates an
+/// allowed action (`RATE.LIMIT`), else the key is only read.
+fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> RedisResult {
     let [_, name, rest @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
     let call = parse(rest)?;
-    let key = Key::read(ctx, *name);
+    let key = if consume {
+        Key::write(ctx, *name)
+    } else {
+        Key::read(ctx, *name)
+    };
     let state = read_state(key.string()?, &call)?;
-    let (decision, _) = decide_now(&call, state, now_ms(), false)?;
+    let now = now_ms();
+    let (decision, after) = decide_now(&call, state, now, consume)?;
+    if consume {
+        match after {
+            Some(state) => {
+                store(ctx, &key, *name, &call, state, now)?;
+                stats::RATE_ALLOWED.incr();
+            }
+            None => stats::RATE_LIMITED.incr(),
+        }
+    }
     Ok(reply(ctx, &decision))
 }
 

@@ -118,6 +118,19 @@ server_tests! {
             let gauge = matches!(name, "locks_with_waiters" | "clients_waiting" | "pools" | "pool_leases");
             assert_eq!(reset[name], if gauge { value } else { 0 }, "{name} after RESETSTAT");
         }
+        // A CONFIG RESETSTAT that ACL refuses leaves them, where a command
+        // filter can tell who sent it (Redis 7.2+, Valkey; not Redis 7.0).
+        ok(&mut con, &["RATE.LIMIT", "r2", "2", "60000"]);
+        ok(&mut con, &["ACL", "SETUSER", "limited", "on", ">pw", "+@all", "-config|resetstat", "~*"]);
+        let mut limited = redis::Client::open(format!("redis://limited:pw@127.0.0.1:{}/", server.port))
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let refused: redis::RedisResult<Value> = cmd(&["CONFIG", "RESETSTAT"]).query(&mut limited);
+        assert!(refused.is_err(), "{refused:?}");
+        let kept = figures(&mut con, "recipes")["rate_allowed"];
+        let filters_know_the_client = harness::server_version(&mut con) >= (7, 2);
+        assert_eq!(kept, if filters_know_the_client { 1 } else { 0 });
         // Freed pools leave the gauges.
         ok(&mut con, &["DEL", "p1", "p2"]);
         ok(&mut con, &["FLUSHALL", "SYNC"]);

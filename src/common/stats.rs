@@ -85,10 +85,20 @@ pub type Live = fn() -> [(&'static CStr, i64); 2];
 
 static LIVE: OnceLock<Live> = OnceLock::new();
 
+/// A context for the server calls a command filter makes (it gets none).
+struct Detached(*mut raw::RedisModuleCtx);
+// SAFETY: used only on the server's main thread, where filters run.
+unsafe impl Send for Detached {}
+unsafe impl Sync for Detached {}
+static DETACHED: OnceLock<Detached> = OnceLock::new();
+
 /// Registers the INFO section and the `CONFIG RESETSTAT` hook. `live` gives
 /// the figures kept elsewhere (the lock queues).
 pub fn register(ctx: *mut raw::RedisModuleCtx, live: Live) {
     let _ = LIVE.set(live);
+    if let Some(detached) = unsafe { raw::RedisModule_GetDetachedThreadSafeContext } {
+        let _ = DETACHED.set(Detached(unsafe { detached(ctx) }));
+    }
     unsafe {
         api!(RedisModule_RegisterInfoFunc)(ctx, Some(info));
         api!(RedisModule_RegisterCommandFilter)(
@@ -114,7 +124,7 @@ extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) 
 }
 
 /// Sees every command before it runs (a few comparisons): `CONFIG
-/// RESETSTAT` zeroes the counters.
+/// RESETSTAT` zeroes the counters, if the client may run it.
 extern "C" fn on_command(filter: *mut raw::RedisModuleCommandFilterCtx) {
     guard((), || unsafe {
         if api!(RedisModule_CommandFilterArgsCount)(filter) != 2 {
@@ -129,10 +139,54 @@ extern "C" fn on_command(filter: *mut raw::RedisModuleCommandFilterCtx) {
             let ptr = api!(RedisModule_StringPtrLen)(arg, &mut len);
             std::slice::from_raw_parts(ptr.cast::<u8>(), len)
         };
-        if word(0).eq_ignore_ascii_case(b"config") && word(1).eq_ignore_ascii_case(b"resetstat") {
+        if word(0).eq_ignore_ascii_case(b"config")
+            && word(1).eq_ignore_ascii_case(b"resetstat")
+            && permitted(filter)
+        {
             for stat in STATS.iter().filter(|stat| !stat.gauge) {
                 stat.value.store(0, Ordering::Relaxed);
             }
         }
     });
+}
+
+/// Whether the client behind a filtered `CONFIG RESETSTAT` may run it (the
+/// filter runs before the server checks). Servers without the functions to
+/// tell (Redis 7.0: no client ID in a filter) count it as permitted.
+unsafe fn permitted(filter: *mut raw::RedisModuleCommandFilterCtx) -> bool {
+    let (
+        Some(client_id),
+        Some(user_name),
+        Some(user_by_name),
+        Some(check),
+        Some(free_user),
+        Some(detached),
+    ) = (
+        raw::RedisModule_CommandFilterGetClientId,
+        raw::RedisModule_GetClientUserNameById,
+        raw::RedisModule_GetModuleUserFromUserName,
+        raw::RedisModule_ACLCheckCommandPermissions,
+        raw::RedisModule_FreeModuleUser,
+        DETACHED.get(),
+    )
+    else {
+        return true;
+    };
+    let name = user_name(detached.0, client_id(filter));
+    if name.is_null() {
+        // No such client or no ACL user: nothing to check against.
+        return true;
+    }
+    let user = user_by_name(name);
+    api!(RedisModule_FreeString)(detached.0, name);
+    if user.is_null() {
+        return true;
+    }
+    let mut argv = [
+        api!(RedisModule_CommandFilterArgGet)(filter, 0),
+        api!(RedisModule_CommandFilterArgGet)(filter, 1),
+    ];
+    let allowed = check(user, argv.as_mut_ptr(), 2) == raw::REDISMODULE_OK as c_int;
+    free_user(user);
+    allowed
 }
