@@ -90,7 +90,7 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 rest = more;
             }
             [token, burst, more @ ..] if token.is("BURST") => {
-                let index = call.count - 1;
+                let index = call.count.checked_sub(1).ok_or(SYNTAX_ERROR)?;
                 let given = burst_given.get_mut(index).ok_or(SYNTAX_ERROR)?;
                 if std::mem::replace(given, true) {
                     return Err(SYNTAX_ERROR);
