@@ -179,9 +179,10 @@ server_tests! {
         let replies: Vec<Vec<i64>> = pipe.query(&mut con).unwrap();
         let elapsed_ms = started.elapsed().as_millis() as i64;
         let allowed = replies.iter().filter(|reply| reply[0] == 0).count() as i64;
+        // The bound is below 12,000 (some calls refused) unless the server
+        // took over a second for them (as under valgrind).
         assert!(allowed >= 6_000, "{allowed}");
         assert!(allowed <= 6_000 + 6 * (elapsed_ms + 1), "{allowed} allowed in {elapsed_ms} ms");
-        assert!(allowed < 12_000, "never limited");
     }
 
     fn concurrent_clients_get_exactly_the_limit(flavor) {

@@ -146,3 +146,24 @@ def test_the_package_installs_with_its_types() -> None:
     import importlib.resources
 
     assert (importlib.resources.files("redis_recipes") / "py.typed").is_file()
+
+
+def test_redis_cluster_with_asyncio(cluster: List[Server]) -> None:
+    import redis.asyncio.cluster
+
+    import redis_recipes.asyncio as recipes
+
+    async def body() -> None:
+        client = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+        try:
+            for n in range(10):
+                assert await recipes.IdGenerator(client, f"async:orders:{n}").produce() == 1
+                lock = recipes.Lock(client, f"{{async:{n}}}:lock", fence=f"{{async:{n}}}:fence", ttl=30)
+                async with lock:
+                    assert lock.fencing_token == 1
+                assert (await recipes.RateLimiter(client, "async", 60, 1).limit(n)).allowed
+                assert not await recipes.RateLimiter(client, "async", 60, 1).is_permitted(n)
+        finally:
+            await client.aclose()
+
+    asyncio.run(body())
