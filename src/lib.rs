@@ -52,6 +52,9 @@ const fn number(digits: &str) -> i32 {
     value
 }
 
+/// The families whose commands may wait (`… WAIT ms`).
+static WAITING: [common::wait::Watcher; 1] = [common::wait::watcher::<lock::Locks>()];
+
 fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
         common::panic::log_warning(&message);
@@ -64,8 +67,8 @@ fn load(ctx: &Context) -> Status {
     ctx.set_module_options(
         ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED | ModuleOptions::HANDLE_IO_ERRORS,
     );
-    lock::init(ctx);
-    common::stats::register(ctx.get_raw(), lock::waiting);
+    common::wait::init(ctx, &WAITING);
+    common::stats::register(ctx.get_raw(), common::wait::figures_all);
     let families = [
         idgen::COMMANDS,
         lock::COMMANDS,

@@ -11,3 +11,4 @@ pub mod replicate;
 pub mod reply;
 pub mod stats;
 pub mod time;
+pub mod wait;

@@ -81,7 +81,7 @@ static STATS: [&Stat; 11] = [
 ];
 
 /// Figures computed when `INFO` asks (cheap: no key is read).
-pub type Live = fn() -> [(&'static CStr, i64); 2];
+pub type Live = fn() -> Vec<(&'static CStr, i64)>;
 
 static LIVE: OnceLock<Live> = OnceLock::new();
 
@@ -93,7 +93,7 @@ unsafe impl Sync for Detached {}
 static DETACHED: OnceLock<Detached> = OnceLock::new();
 
 /// Registers the INFO section and the `CONFIG RESETSTAT` hook. `live` gives
-/// the figures kept elsewhere (the lock queues).
+/// the figures kept elsewhere (the wait queues).
 pub fn register(ctx: *mut raw::RedisModuleCtx, live: Live) {
     let _ = LIVE.set(live);
     if let Some(detached) = unsafe { raw::RedisModule_GetDetachedThreadSafeContext } {
