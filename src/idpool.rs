@@ -34,6 +34,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
 use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::{api, entry};
 use pool::{valid_expiry, Pool, FOREVER};
 
@@ -71,6 +72,7 @@ fn pool_type() -> *mut raw::RedisModuleType {
 }
 
 const TTL: OptSpec = OptSpec::valued("TTL");
+const WAIT: OptSpec = OptSpec::valued("WAIT");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
 
 /// The server's clock, in Unix milliseconds.
@@ -273,36 +275,108 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-/// `IDPOOL.NEXT key [TTL ms]` → the ID leased, or nil when all are leased.
-fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
-    let [_, name, options @ ..] = args else {
-        return Err(RedisError::WrongArity);
-    };
-    let [ttl] = parse_options(options, &[TTL])?;
-    let ttl = parse_ttl("idpool.next", single(ttl))?;
-    let mut key = Key::write(ctx, *name);
-    let pool = existing(&mut key)?;
+/// Leases the next free ID to a caller of `IDPOOL.NEXT` asking `ttl` (the
+/// pool's default without), replicating it: verbatim when `verbatim` allows
+/// and the clock played no part, else as its effect. `Err(next)`: the pool
+/// is full; `next` is when its first lease will have ended.
+fn lease_next(
+    ctx: &Context,
+    key: &mut Key,
+    ttl: Option<u64>,
+    verbatim: bool,
+) -> Result<Result<u32, Option<i64>>, RedisError> {
+    let name = key.name();
+    let pool = existing(key)?;
     let now = now();
     let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
     let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     let taken = pool.take(expiry);
     count_leases(before, pool);
+    let next = pool.next_end().map(|at| at as i64);
     if taken.is_none() && freed.is_empty() {
         // Full: nothing stored changed.
-        return Ok(RedisValue::Null);
+        return Ok(Err(next));
     }
-    if expiry == FOREVER && freed.is_empty() {
+    if verbatim && expiry == FOREVER && freed.is_empty() {
         // No clock involved: the ID follows from the stored leases alone.
         replicate::verbatim(ctx);
     } else {
-        replicate_effect(ctx, *name, pool, &freed, taken.map(|id| (id, expiry)));
+        replicate_effect(ctx, name, pool, &freed, taken.map(|id| (id, expiry)));
     }
     let Some(id) = taken else {
-        return Ok(RedisValue::Null);
+        return Ok(Err(next));
     };
     key.written(EVENT_CLASS, c"idpool.next");
-    Ok(RedisValue::Integer(i64::from(id)))
+    Ok(Ok(id))
+}
+
+/// What a client waiting in `IDPOOL.NEXT … WAIT` asked for.
+pub struct Request {
+    ttl: Option<u64>,
+}
+
+/// IDPOOL's waits (see `common/wait.rs`).
+pub struct Waiting;
+
+static WAITS: Waits<Request> = Waits::new();
+
+impl Family for Waiting {
+    type Request = Request;
+    const KEYS_WAITED_ON: &'static CStr = c"idpools_with_waiters";
+
+    fn waits() -> &'static Waits<Request> {
+        &WAITS
+    }
+
+    /// A freed ID goes to the waiter, as the lease it asked for; a pool
+    /// deleted meanwhile answers as `IDPOOL.NEXT` would now.
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
+        let mut key = Key::write(ctx, name);
+        match lease_next(ctx, &mut key, request.ttl, false) {
+            Ok(Ok(id)) => Offer::Granted(Ok(RedisValue::Integer(i64::from(id)))),
+            Ok(Err(next)) => Offer::Busy(next),
+            Err(error) => Offer::Granted(Err(error)),
+        }
+    }
+
+    fn count(event: Event) {
+        match event {
+            Event::Parked => stats::IDPOOL_WAITS.incr(),
+            Event::TimedOut => stats::IDPOOL_WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => stats::IDPOOL_HANDOFFS.incr(),
+        }
+    }
+}
+
+/// `IDPOOL.NEXT key [TTL ms] [WAIT ms]` → the ID leased, or nil when all
+/// are leased (after waiting up to `ms` with `WAIT`).
+fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [ttl, wait] = parse_options(options, &[TTL, WAIT])?;
+    let ttl = parse_ttl("idpool.next", single(ttl))?;
+    let wait = wait::parse_wait("idpool.next", single(wait))?;
+    // An ID freed while clients wait belongs to the oldest of them.
+    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Expiry);
+    let next = {
+        let mut key = Key::write(ctx, *name);
+        match lease_next(ctx, &mut key, ttl, true)? {
+            Ok(id) => return Ok(RedisValue::Integer(i64::from(id))),
+            Err(next) => next,
+        }
+    };
+    let Some(wait) = wait else {
+        return Ok(RedisValue::Null);
+    };
+    Ok(wait::park::<Waiting>(
+        ctx,
+        name.as_bytes(),
+        Request { ttl },
+        wait,
+        next,
+    ))
 }
 
 /// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
@@ -327,11 +401,14 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     } else if released {
         replicate::verbatim(ctx);
     }
-    if !released {
-        return Ok(RedisValue::Integer(0));
+    if released {
+        key.written(EVENT_CLASS, c"idpool.release");
     }
-    key.written(EVENT_CLASS, c"idpool.release");
-    Ok(RedisValue::Integer(1))
+    drop(key);
+    if released || reclaimed {
+        wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Release);
+    }
+    Ok(RedisValue::Integer(i64::from(released)))
 }
 
 /// `IDPOOL.RENEW key id ms` → 1 when the ID is leased and its lease now ends
@@ -380,6 +457,9 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     count_leases(before, pool);
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
+    drop(key);
+    // A larger pool has IDs for the clients waiting.
+    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Release);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -650,14 +730,18 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: c"idpool.next",
         entry: entry!(next, WRITE_KEY),
-        flags: c"write deny-oom fast",
-        acl_categories: c"write fast",
+        flags: c"write deny-oom blocking",
+        acl_categories: c"write slow blocking",
         arity: -2,
-        summary: c"Leases the first free ID after the last one handed out (cyclic); nil when all are leased",
+        summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
         since: SINCE,
         key_specs: WRITE_KEY,
-        args: &[KEY, TTL_ARG],
+        args: &[
+            KEY,
+            TTL_ARG,
+            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+        ],
     },
     CommandSpec {
         name: c"idpool.release",

@@ -7,9 +7,11 @@ mod common;
 mod idgen;
 mod idpool;
 mod lock;
+mod pool;
 mod rate;
 
 use idpool::POOL_TYPE;
+use pool::POOL_TYPE as RESOURCE_POOL_TYPE;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
@@ -53,7 +55,11 @@ const fn number(digits: &str) -> i32 {
 }
 
 /// The families whose commands may wait (`… WAIT ms`).
-static WAITING: [common::wait::Watcher; 1] = [common::wait::watcher::<lock::Locks>()];
+static WAITING: [common::wait::Watcher; 3] = [
+    common::wait::watcher::<lock::Locks>(),
+    common::wait::watcher::<pool::Pools>(),
+    common::wait::watcher::<idpool::Waiting>(),
+];
 
 fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
@@ -76,6 +82,7 @@ fn load(ctx: &Context) -> Status {
         cache::COMMANDS,
         idpool::COMMANDS,
         rate::COMMANDS,
+        pool::COMMANDS,
     ];
     for commands in families {
         if common::command::register(ctx, commands) == Status::Err {
@@ -89,7 +96,7 @@ redis_module! {
     name: "recipes",
     version: VERSION,
     allocator: (Allocator, Allocator {}),
-    data_types: [POOL_TYPE],
+    data_types: [POOL_TYPE, RESOURCE_POOL_TYPE],
     init: init,
     commands: [],
 }

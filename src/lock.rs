@@ -111,17 +111,7 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Err(SYNTAX_ERROR);
     }
     let lease = ttl_ms("lock.acquire", single(px), single(ex))?;
-    let wait = match single(wait) {
-        None => None,
-        Some(ms) => match ms.to_i64()? {
-            ms if ms > 0 && now_ms().checked_add(ms).is_some() => Some(ms),
-            _ => {
-                return Err(RedisError::Str(
-                    "ERR invalid WAIT time in 'lock.acquire' command",
-                ))
-            }
-        },
-    };
+    let wait = wait::parse_wait("lock.acquire", single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
         return Err(RedisError::Str(

@@ -61,12 +61,19 @@ pub static LOCK_HANDOFFS_EXPIRY: Stat = Stat::counter(c"lock_handoffs_expiry");
 pub static POOLS: Stat = Stat::gauge(c"pools");
 pub static POOL_LEASES: Stat = Stat::gauge(c"pool_leases");
 pub static POOL_LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
+pub static RESOURCE_POOLS: Stat = Stat::gauge(c"resource_pools");
+pub static RESOURCE_WAITS: Stat = Stat::counter(c"resource_waits");
+pub static RESOURCE_WAITS_TIMED_OUT: Stat = Stat::counter(c"resource_waits_timed_out");
+pub static RESOURCE_HANDOFFS: Stat = Stat::counter(c"resource_handoffs");
+pub static IDPOOL_WAITS: Stat = Stat::counter(c"idpool_waits");
+pub static IDPOOL_WAITS_TIMED_OUT: Stat = Stat::counter(c"idpool_waits_timed_out");
+pub static IDPOOL_HANDOFFS: Stat = Stat::counter(c"idpool_handoffs");
 pub static RATE_ALLOWED: Stat = Stat::counter(c"rate_allowed");
 pub static RATE_LIMITED: Stat = Stat::counter(c"rate_limited");
 pub static PANICS: Stat = Stat::counter(c"panics_caught");
 
 /// In the order `INFO` shows them, after the lock gauges.
-static STATS: [&Stat; 11] = [
+static STATS: [&Stat; 18] = [
     &LOCK_WAITS,
     &LOCK_WAITS_TIMED_OUT,
     &LOCK_HANDOFFS_RELEASE,
@@ -75,6 +82,13 @@ static STATS: [&Stat; 11] = [
     &POOLS,
     &POOL_LEASES,
     &POOL_LEASES_RECLAIMED,
+    &IDPOOL_WAITS,
+    &IDPOOL_WAITS_TIMED_OUT,
+    &IDPOOL_HANDOFFS,
+    &RESOURCE_POOLS,
+    &RESOURCE_WAITS,
+    &RESOURCE_WAITS_TIMED_OUT,
+    &RESOURCE_HANDOFFS,
     &RATE_ALLOWED,
     &RATE_LIMITED,
     &PANICS,

@@ -31,7 +31,7 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use redis_module::{raw, Context, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use super::args::{string_bytes, Arg};
 use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Waitlist};
@@ -170,6 +170,18 @@ pub fn key_id(ctx: &Context, name: &[u8]) -> KeyId {
 
 fn selected_db(ctx: &Context) -> c_int {
     unsafe { api!(RedisModule_GetSelectedDb)(ctx.get_raw()) }
+}
+
+/// A `WAIT ms` option: a positive number of milliseconds that, added to
+/// now, stays representable.
+pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisError> {
+    let Some(ms) = arg else { return Ok(None) };
+    match ms.to_i64()? {
+        ms if ms > 0 && now_ms().checked_add(ms).is_some() => Ok(Some(ms)),
+        _ => Err(RedisError::String(format!(
+            "ERR invalid WAIT time in '{command}' command"
+        ))),
+    }
 }
 
 /// Parks the running command's client in `name`'s queue for up to `wait` ms

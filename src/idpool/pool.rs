@@ -127,6 +127,14 @@ impl Pool {
         }
     }
 
+    /// The moment the first lease that ends will have ended, if any.
+    pub fn next_end(&self) -> Option<u64> {
+        match self.leases.earliest_expiry() {
+            FOREVER => None,
+            at => Some(at.saturating_add(1)),
+        }
+    }
+
     /// Leases the first free ID at or after `next` (wrapping from max to 1)
     /// until `expiry`; `None` when every ID is leased. Ended leases must have
     /// been reclaimed.

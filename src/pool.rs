@@ -1,0 +1,816 @@
+//! POOL: a pool of named resources (connections, API keys, licence seats),
+//! each free or held by one owner until its lease ends, handed out the one
+//! free the longest first, with a first-come-first-served wait.
+//!
+//! A pool is a key of the module data type `rr-rspool` (see
+//! `pool/resources.rs` for the rules). A pool left without resources is
+//! deleted, as the server deletes an empty set; a missing key is an empty
+//! pool, which a client may wait on until resources are added.
+//!
+//! Waiting (`POOL.ACQUIRE … WAIT ms`, `common/wait.rs`): the oldest waiter
+//! is handed a resource when one is released (inside `POOL.RELEASE`), added
+//! (inside `POOL.ADD`), when a lease ends (a timer at that time), or when
+//! anything else replaces the key (`RESTORE`, `RENAME`, …).
+//!
+//! Replication. A write whose outcome follows from the stored state alone
+//! goes verbatim: `ADD`, `REMOVE`, an `ACQUIRE` without a lease, a `RELEASE`
+//! — when no ended lease was reclaimed. A write that reads the clock (a
+//! lease from now, ended leases reclaimed, `RENEW`) and a hand-off to a
+//! waiter send their effect: `POOL.APPLY key [FREE resource]… [HOLD resource
+//! owner at]…` frees and holds exactly as the primary chose, with absolute
+//! lease ends (`at`, 0 for never). As with keys that expire, only the
+//! primary reclaims ended leases, and replicates that.
+
+mod resources;
+
+use std::ffi::CStr;
+use std::os::raw::{c_int, c_void};
+use std::ptr;
+
+use redis_module::native_types::RedisType;
+use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+
+use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::key::{Key, Kind};
+use crate::common::panic::{guard, log_warning};
+use crate::common::replicate::{self, Word};
+use crate::common::reply::{self, Value};
+use crate::common::stats;
+use crate::common::time::{now_ms, ttl_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::{api, entry};
+use resources::{valid_until, Pool, FOREVER};
+
+/// The version of the stored form, written with every value.
+const ENCODING_VERSION: i32 = 1;
+
+pub static POOL_TYPE: RedisType = RedisType::new(
+    "rr-rspool",
+    ENCODING_VERSION,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: Some(aof_rewrite),
+        mem_usage: Some(mem_usage),
+        digest: Some(digest),
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: Some(free_effort),
+        unlink: None,
+        copy: Some(copy),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    },
+);
+
+fn pool_type() -> *mut raw::RedisModuleType {
+    *POOL_TYPE.raw_type.borrow()
+}
+
+const PX: OptSpec = OptSpec::valued("PX");
+const EX: OptSpec = OptSpec::valued("EX");
+const WAIT: OptSpec = OptSpec::valued("WAIT");
+const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
+
+/// The server's clock, in Unix milliseconds.
+fn now() -> u64 {
+    now_ms().max(0) as u64
+}
+
+/// An owner as the commands take it: any bytes but none.
+fn owner<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
+    match arg.as_bytes() {
+        [] => Err(RedisError::Str("ERR owner must not be empty")),
+        owner => Ok(owner),
+    }
+}
+
+/// `PX ms | EX s` (at most one): the lease in ms; `None` without either.
+fn lease(command: &str, options: [Option<&[Arg]>; 2]) -> Result<Option<i64>, RedisError> {
+    let [px, ex] = options;
+    if px.is_some() && ex.is_some() {
+        return Err(SYNTAX_ERROR);
+    }
+    ttl_ms(command, single(px), single(ex))
+}
+
+/// The absolute end of a lease of `ms` from now (never without one).
+fn until(lease: Option<i64>) -> u64 {
+    lease.map_or(FOREVER, |ms| now().saturating_add(ms as u64))
+}
+
+/// A lease end as the replicated and rewritten commands carry it: 0 for
+/// never.
+fn wire_until(until: u64) -> i64 {
+    if until == FOREVER {
+        0
+    } else {
+        until as i64
+    }
+}
+
+/// A new empty pool, counted in `INFO recipes` until the server frees it.
+fn new_pool() -> Box<Pool> {
+    stats::RESOURCE_POOLS.incr();
+    Box::new(Pool::default())
+}
+
+/// The pool at `key`, `None` for a missing key.
+fn pool_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut Pool>, RedisError> {
+    key.typed_value::<Pool>(pool_type())
+}
+
+/// Moves the pool's ended leases back to the free list: a write on the
+/// primary does this first and replicates it. A replica or an AOF replay
+/// running a command that went verbatim reclaims nothing: the primary had
+/// nothing to reclaim then, or it would have sent the effect instead.
+fn reclaim(ctx: &Context, pool: &mut Pool) -> Vec<Box<[u8]>> {
+    let mut freed = Vec::new();
+    if replicate::deciding(ctx) {
+        pool.reclaim(now(), |name| freed.push(name.into()));
+    }
+    freed
+}
+
+/// Replicates a write as its effect: `POOL.APPLY key [FREE resource]…
+/// [HOLD resource owner at]`.
+fn replicate_effect(
+    ctx: &Context,
+    name: Arg,
+    freed: &[Box<[u8]>],
+    held: Option<(&[u8], &[u8], u64)>,
+) {
+    let mut words = Vec::with_capacity(1 + 2 * freed.len() + 4);
+    words.push(Word::Arg(name));
+    for resource in freed {
+        words.extend([Word::Token(c"FREE"), Word::Bytes(resource)]);
+    }
+    if let Some((resource, owner, until)) = held {
+        words.extend([
+            Word::Token(c"HOLD"),
+            Word::Bytes(resource),
+            Word::Bytes(owner),
+            Word::Int(wire_until(until)),
+        ]);
+    }
+    replicate::effect(ctx, c"POOL.APPLY", &words);
+}
+
+/// Hands the resource free the longest to `owner` for `lease` ms (or
+/// forever), replicating it: verbatim when `verbatim` allows and the clock
+/// played no part, else as its effect. `Err(next)`: nothing free; `next` is
+/// when the first lease will have ended.
+fn take(
+    ctx: &Context,
+    key: &mut Key,
+    owner: &[u8],
+    lease: Option<i64>,
+    verbatim: bool,
+) -> Result<Result<Vec<u8>, Option<i64>>, RedisError> {
+    let name = key.name();
+    let Some(pool) = pool_at(key)? else {
+        return Ok(Err(None));
+    };
+    let freed = reclaim(ctx, pool);
+    let until = until(lease);
+    let Some(resource) = pool.take(owner, until).map(<[u8]>::to_vec) else {
+        let next = pool.next_end().map(|at| at as i64);
+        if !freed.is_empty() {
+            replicate_effect(ctx, name, &freed, None);
+        }
+        return Ok(Err(next));
+    };
+    if verbatim && freed.is_empty() && until == FOREVER {
+        replicate::verbatim(ctx);
+    } else {
+        replicate_effect(ctx, name, &freed, Some((&resource, owner, until)));
+    }
+    key.written(EVENT_CLASS, c"pool.acquire");
+    Ok(Ok(resource))
+}
+
+/// What a waiter asked for.
+pub struct Request {
+    owner: Vec<u8>,
+    lease: Option<i64>,
+}
+
+/// POOL's waits (see `common/wait.rs`).
+pub struct Pools;
+
+static WAITS: Waits<Request> = Waits::new();
+
+impl Family for Pools {
+    type Request = Request;
+    const KEYS_WAITED_ON: &'static CStr = c"pools_with_waiters";
+
+    fn waits() -> &'static Waits<Request> {
+        &WAITS
+    }
+
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
+        let mut key = Key::write(ctx, name);
+        match take(ctx, &mut key, &request.owner, request.lease, false) {
+            Ok(Ok(resource)) => Offer::Granted(Ok(RedisValue::StringBuffer(resource))),
+            Ok(Err(next)) => Offer::Busy(next),
+            Err(error) => Offer::Granted(Err(error)),
+        }
+    }
+
+    fn count(event: Event) {
+        match event {
+            Event::Parked => stats::RESOURCE_WAITS.incr(),
+            Event::TimedOut => stats::RESOURCE_WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => stats::RESOURCE_HANDOFFS.incr(),
+        }
+    }
+}
+
+/// `POOL.ADD key resource [resource …]` → how many were new.
+fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, resources @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    if resources.is_empty() {
+        return Err(RedisError::WrongArity);
+    }
+    let added = {
+        let mut key = Key::write(ctx, *name);
+        if key.kind() == Kind::Empty {
+            key.set_typed_value(pool_type(), new_pool())?;
+        }
+        let Some(pool) = pool_at(&mut key)? else {
+            return Err(RedisError::Str("ERR could not store the value"));
+        };
+        let added = resources.iter().filter(|r| pool.add(r.as_bytes())).count();
+        if added > 0 {
+            // Appended in argument order: the same on every replica.
+            replicate::verbatim(ctx);
+            key.written(EVENT_CLASS, c"pool.add");
+        }
+        added
+    };
+    if added > 0 {
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Release);
+    }
+    Ok(RedisValue::Integer(added as i64))
+}
+
+/// `POOL.REMOVE key resource [resource …]` → how many were there (free or
+/// held). A pool left without resources is deleted.
+fn remove<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, resources @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    if resources.is_empty() {
+        return Err(RedisError::WrongArity);
+    }
+    let mut key = Key::write(ctx, *name);
+    let Some(pool) = pool_at(&mut key)? else {
+        return Ok(RedisValue::Integer(0));
+    };
+    let removed = resources
+        .iter()
+        .filter(|r| pool.remove(r.as_bytes()))
+        .count();
+    let emptied = pool.is_empty();
+    if removed > 0 {
+        replicate::verbatim(ctx);
+        key.written(EVENT_CLASS, c"pool.remove");
+        if emptied {
+            key.delete();
+            key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+        }
+    }
+    Ok(RedisValue::Integer(removed as i64))
+}
+
+/// `POOL.ACQUIRE key owner [PX ms | EX s] [WAIT ms]` → the resource, or nil
+/// when none is free (after waiting up to `ms` with `WAIT`).
+fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, owner_arg, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let owner = owner(owner_arg)?;
+    let [px, ex, wait] = parse_options(options, &[PX, EX, WAIT])?;
+    let lease = lease("pool.acquire", [px, ex])?;
+    let wait = wait::parse_wait("pool.acquire", single(wait))?;
+    // What came free while clients wait belongs to the oldest of them.
+    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Expiry);
+    let next = {
+        let mut key = Key::write(ctx, *name);
+        match take(ctx, &mut key, owner, lease, true)? {
+            Ok(resource) => return Ok(RedisValue::StringBuffer(resource)),
+            Err(next) => next,
+        }
+    };
+    let Some(wait) = wait else {
+        return Ok(RedisValue::Null);
+    };
+    let request = Request {
+        owner: owner.to_vec(),
+        lease,
+    };
+    Ok(wait::park::<Pools>(
+        ctx,
+        name.as_bytes(),
+        request,
+        wait,
+        next,
+    ))
+}
+
+/// `POOL.RELEASE key resource owner` → 1 when `owner` held it (it is free
+/// now, or handed to the oldest waiter), else 0.
+fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, resource, owner_arg] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let owner = owner(owner_arg)?;
+    let released = {
+        let mut key = Key::write(ctx, *name);
+        let Some(pool) = pool_at(&mut key)? else {
+            return Ok(RedisValue::Integer(0));
+        };
+        let mut freed = reclaim(ctx, pool);
+        let reclaimed = !freed.is_empty();
+        let released = pool.release(resource.as_bytes(), owner);
+        if released {
+            freed.push(resource.as_bytes().into());
+        }
+        if reclaimed {
+            // The clock freed other leases too: send all that was freed.
+            replicate_effect(ctx, *name, &freed, None);
+        } else if released {
+            replicate::verbatim(ctx);
+        }
+        if released {
+            key.written(EVENT_CLASS, c"pool.release");
+        }
+        (released, reclaimed)
+    };
+    let (released, reclaimed) = released;
+    if released || reclaimed {
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Release);
+    }
+    Ok(RedisValue::Integer(i64::from(released)))
+}
+
+/// `POOL.RENEW key resource owner PX ms | EX s` → 1 when `owner` holds it
+/// (its lease now ends `ms` from now), else 0.
+fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, resource, owner_arg, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let owner = owner(owner_arg)?;
+    let [px, ex] = parse_options(options, &[PX, EX])?;
+    let lease = lease("pool.renew", [px, ex])?.ok_or(SYNTAX_ERROR)?;
+    let mut key = Key::write(ctx, *name);
+    let Some(pool) = pool_at(&mut key)? else {
+        return Ok(RedisValue::Integer(0));
+    };
+    let freed = reclaim(ctx, pool);
+    let until = until(Some(lease));
+    let renewed = pool.renew(resource.as_bytes(), owner, until);
+    if renewed || !freed.is_empty() {
+        let held = renewed.then_some((resource.as_bytes(), owner, until));
+        replicate_effect(ctx, *name, &freed, held);
+    }
+    if renewed {
+        key.written(EVENT_CLASS, c"pool.renew");
+    }
+    Ok(RedisValue::Integer(i64::from(renewed)))
+}
+
+/// `POOL.INFO key` → map of `size`, `free`, `held` (live leases) and
+/// `waiting` (clients waiting now); a missing key is an empty pool.
+fn info<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut key = Key::read(ctx, *name);
+    let (size, held) = match pool_at(&mut key)? {
+        Some(pool) => (pool.size(), pool.held(now())),
+        None => (0, 0),
+    };
+    let waiting = wait::waiting_on::<Pools>(ctx, name.as_bytes());
+    Ok(reply::map(
+        ctx,
+        &[
+            (b"size", Value::Int(size as i64)),
+            (b"free", Value::Int((size - held) as i64)),
+            (b"held", Value::Int(held as i64)),
+            (b"waiting", Value::Int(waiting as i64)),
+        ],
+    ))
+}
+
+/// `POOL.HOLDERS key` → for each held resource, in name order: the resource,
+/// its owner and its lease end (Unix ms, -1 for never), as an array.
+fn holders<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut key = Key::read(ctx, *name);
+    let Some(pool) = pool_at(&mut key)? else {
+        return Ok(RedisValue::Array(Vec::new()));
+    };
+    let now = now();
+    let rows = pool
+        .holders()
+        .filter(|&(_, _, until)| until >= now)
+        .map(|(resource, owner, until)| {
+            let until = if until == FOREVER { -1 } else { until as i64 };
+            RedisValue::Array(vec![
+                RedisValue::StringBuffer(resource.to_vec()),
+                RedisValue::StringBuffer(owner.to_vec()),
+                RedisValue::Integer(until),
+            ])
+        })
+        .collect();
+    Ok(RedisValue::Array(rows))
+}
+
+/// One change of a `POOL.APPLY`.
+enum Change<'a> {
+    Free(&'a [u8]),
+    Hold(&'a [u8], &'a [u8], u64),
+}
+
+/// `POOL.APPLY key [FREE resource]… [HOLD resource owner at]…` → `OK`: a
+/// primary's decision, applied in order as made (`at`: absolute Unix ms, 0
+/// for never). Only the replication stream and AOF loading may send it.
+fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+    let [_, name, changes @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    if replicate::deciding(ctx) {
+        return Err(RedisError::Str(
+            "ERR POOL.APPLY only carries a primary's effects to replicas and the AOF; \
+             use POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW",
+        ));
+    }
+    let mut parsed = Vec::new();
+    let mut rest = changes;
+    while !rest.is_empty() {
+        match rest {
+            [token, resource, more @ ..] if token.is("FREE") => {
+                parsed.push(Change::Free(resource.as_bytes()));
+                rest = more;
+            }
+            [token, resource, owner_arg, at, more @ ..] if token.is("HOLD") => {
+                let until = match at.to_i64()? {
+                    0 => FOREVER,
+                    at if at > 0 && valid_until(at as u64) => at as u64,
+                    _ => {
+                        return Err(RedisError::Str(
+                            "ERR a lease ends at 0 (never) or a positive time",
+                        ))
+                    }
+                };
+                parsed.push(Change::Hold(resource.as_bytes(), owner(owner_arg)?, until));
+                rest = more;
+            }
+            _ => return Err(SYNTAX_ERROR),
+        }
+    }
+    let mut key = Key::write(ctx, *name);
+    if key.kind() == Kind::Empty && !parsed.is_empty() {
+        key.set_typed_value(pool_type(), new_pool())?;
+    }
+    let Some(pool) = pool_at(&mut key)? else {
+        return Ok(RedisValue::SimpleStringStatic("OK"));
+    };
+    for change in parsed {
+        match change {
+            Change::Free(resource) => {
+                pool.free(resource);
+            }
+            Change::Hold(resource, owner, until) => pool.hold(resource, owner, until),
+        }
+    }
+    replicate::verbatim(ctx);
+    key.written(EVENT_CLASS, c"pool.apply");
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+// ---- the data type's callbacks -------------------------------------------
+
+/// # Safety
+/// `value` is a pool the server holds for this type.
+unsafe fn pool_ref<'v>(value: *const c_void) -> Option<&'v Pool> {
+    value.cast::<Pool>().as_ref()
+}
+
+unsafe fn save_bytes(rdb: *mut raw::RedisModuleIO, bytes: &[u8]) {
+    api!(RedisModule_SaveStringBuffer)(rdb, bytes.as_ptr().cast(), bytes.len());
+}
+
+/// Stored form (version 1): the free count and each free resource, the one
+/// free the longest first; then the held count and each held resource with
+/// its owner and lease end (`u64::MAX`: never), in name order.
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
+        save(pool.free_list().count() as u64);
+        for resource in pool.free_list() {
+            save_bytes(rdb, resource);
+        }
+        save(pool.holders().count() as u64);
+        for (resource, owner, until) in pool.holders() {
+            save_bytes(rdb, resource);
+            save_bytes(rdb, owner);
+            save(until);
+        }
+    })
+}
+
+/// Reads a stored pool, checking everything: a truncated or hostile payload
+/// (`RESTORE` of anything) is refused, never trusted.
+unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        if encver != ENCODING_VERSION {
+            log_warning(&format!(
+                "<recipes> refusing a resource pool stored in encoding version {encver}"
+            ));
+            return ptr::null_mut();
+        }
+        match load(rdb) {
+            Ok(pool) => {
+                stats::RESOURCE_POOLS.incr();
+                Box::into_raw(Box::new(pool)).cast()
+            }
+            Err(why) => {
+                log_warning(&format!("<recipes> refusing a stored resource pool: {why}"));
+                ptr::null_mut()
+            }
+        }
+    })
+}
+
+unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+    const SHORT: &str = "truncated";
+    let failed = || api!(RedisModule_IsIOError)(rdb) != 0;
+    let read = || {
+        let n = api!(RedisModule_LoadUnsigned)(rdb);
+        if failed() {
+            Err(SHORT)
+        } else {
+            Ok(n)
+        }
+    };
+    let read_bytes = || {
+        let mut len = 0;
+        let buffer = api!(RedisModule_LoadStringBuffer)(rdb, &mut len);
+        if failed() || buffer.is_null() {
+            return Err(SHORT);
+        }
+        let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), len).to_vec();
+        api!(RedisModule_Free)(buffer.cast());
+        Ok(bytes)
+    };
+    // Grown as read: a hostile count cannot make us reserve memory.
+    let mut free = Vec::new();
+    for _ in 0..read()? {
+        free.push(read_bytes()?);
+    }
+    let mut held = Vec::new();
+    for _ in 0..read()? {
+        held.push((read_bytes()?, read_bytes()?, read()?));
+    }
+    Pool::restore(free, held)
+}
+
+/// Rewrites a pool as the commands that rebuild it: `POOL.ADD` of the held
+/// resources, `POOL.APPLY` holding each, then `POOL.ADD` of the free ones in
+/// their order.
+unsafe extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let emit = api!(RedisModule_EmitAOF);
+        for (resource, owner, until) in pool.holders() {
+            emit(
+                aof,
+                c"POOL.APPLY".as_ptr(),
+                c"scbbl".as_ptr(),
+                key,
+                c"HOLD".as_ptr(),
+                resource.as_ptr(),
+                resource.len(),
+                owner.as_ptr(),
+                owner.len(),
+                wire_until(until),
+            );
+        }
+        for resource in pool.free_list() {
+            emit(
+                aof,
+                c"POOL.ADD".as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                resource.as_ptr(),
+                resource.len(),
+            );
+        }
+    })
+}
+
+/// `DEBUG DIGEST-VALUE`: the free resources in order, then each holder. A
+/// primary and its replicas store the same state (only the primary reclaims
+/// ended leases, and replicates that), so their digests agree.
+unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    guard((), || {
+        let Some(pool) = pool_ref(value) else { return };
+        let add = |bytes: &[u8]| {
+            api!(RedisModule_DigestAddStringBuffer)(
+                md,
+                bytes.as_ptr().cast_mut().cast(),
+                bytes.len(),
+            )
+        };
+        for resource in pool.free_list() {
+            add(resource);
+        }
+        api!(RedisModule_DigestEndSequence)(md);
+        for (resource, owner, until) in pool.holders() {
+            add(resource);
+            add(owner);
+            api!(RedisModule_DigestAddLongLong)(md, wire_until(until));
+            api!(RedisModule_DigestEndSequence)(md);
+        }
+    })
+}
+
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    guard(0, || pool_ref(value).map_or(0, Pool::memory))
+}
+
+unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
+    guard(1, || pool_ref(value).map_or(1, Pool::allocations))
+}
+
+unsafe extern "C" fn free(value: *mut c_void) {
+    if !value.is_null() {
+        guard((), || {
+            drop(Box::from_raw(value.cast::<Pool>()));
+            stats::RESOURCE_POOLS.add(-1);
+        });
+    }
+}
+
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || match pool_ref(value) {
+        Some(pool) => {
+            stats::RESOURCE_POOLS.incr();
+            Box::into_raw(Box::new(pool.clone())).cast()
+        }
+        None => ptr::null_mut(),
+    })
+}
+
+// ---- registration --------------------------------------------------------
+
+const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const RESOURCE: ArgSpec = ArgSpec::required(c"resource", ArgType::String);
+const OWNER: ArgSpec = ArgSpec::required(c"owner", ArgType::String);
+const LEASE: &[ArgSpec] = &[
+    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
+    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
+];
+const SINCE: &CStr = c"0.3.0";
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"pool.add",
+        entry: entry!(add, WRITE_KEY),
+        flags: c"write deny-oom",
+        acl_categories: c"write",
+        arity: -3,
+        summary: c"Adds free resources to a pool (created if missing); returns how many were new",
+        complexity: c"O(N log M) for N resources given and M in the pool, plus O(W) over W clients waiting",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, RESOURCE.multiple()],
+    },
+    CommandSpec {
+        name: c"pool.remove",
+        entry: entry!(remove, WRITE_KEY),
+        flags: c"write",
+        acl_categories: c"write",
+        arity: -3,
+        summary: c"Removes resources, free or held, from a pool; returns how many were there",
+        complexity: c"O(N log M) for N resources given and M in the pool",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, RESOURCE.multiple()],
+    },
+    CommandSpec {
+        name: c"pool.acquire",
+        entry: entry!(acquire, WRITE_KEY),
+        flags: c"write deny-oom blocking",
+        acl_categories: c"write slow blocking",
+        arity: -3,
+        summary: c"Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
+        complexity: c"O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[
+            KEY,
+            OWNER,
+            ArgSpec::one_of(c"lease", LEASE, true),
+            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+        ],
+    },
+    CommandSpec {
+        name: c"pool.release",
+        entry: entry!(release, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: 4,
+        summary: c"Frees a resource only if the owner holds it; the oldest waiter gets it next",
+        complexity: c"O(log M) for M resources in the pool, plus O(W) over W clients waiting",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, RESOURCE, OWNER],
+    },
+    CommandSpec {
+        name: c"pool.renew",
+        entry: entry!(renew, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: 6,
+        summary: c"Makes a held resource's lease end the given time from now, only if the owner holds it",
+        complexity: c"O(log M) for M resources in the pool",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE, false)],
+    },
+    CommandSpec {
+        name: c"pool.info",
+        entry: entry!(info, READ_KEY),
+        flags: c"readonly fast",
+        acl_categories: c"read fast",
+        arity: 2,
+        summary: c"Returns a pool's size, free and held counts, and how many clients wait",
+        complexity: c"O(E) for E ended leases not yet reclaimed",
+        since: SINCE,
+        key_specs: READ_KEY,
+        args: &[KEY],
+    },
+    CommandSpec {
+        name: c"pool.holders",
+        entry: entry!(holders, READ_KEY),
+        flags: c"readonly",
+        acl_categories: c"read slow",
+        arity: 2,
+        summary: c"Lists the held resources with their owners and lease ends",
+        complexity: c"O(M) for M resources in the pool",
+        since: SINCE,
+        key_specs: READ_KEY,
+        args: &[KEY],
+    },
+    CommandSpec {
+        name: c"pool.apply",
+        entry: entry!(apply, WRITE_KEY),
+        flags: c"write",
+        acl_categories: c"write",
+        arity: -2,
+        summary: c"Internal: applies a primary's pool decision (frees and absolute leases) on replicas and AOF load",
+        complexity: c"O(N log M) for N changes and M resources in the pool",
+        since: SINCE,
+        key_specs: WRITE_KEY,
+        args: &[
+            KEY,
+            ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),
+            ArgSpec::block(
+                c"hold",
+                c"HOLD",
+                &[
+                    ArgSpec::required(c"resource", ArgType::String),
+                    ArgSpec::required(c"owner", ArgType::String),
+                    ArgSpec::required(c"at", ArgType::Integer),
+                ],
+            )
+            .multiple(),
+        ],
+    },
+];

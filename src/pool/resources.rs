@@ -1,0 +1,481 @@
+//! A resource pool's state and rules, without the server: named resources,
+//! each free or held by one owner until an absolute time (Unix milliseconds
+//! of the primary's clock) or forever.
+//!
+//! Free resources are handed out in the order they became free (the one free
+//! the longest first), which spreads wear and is the same on every replica.
+//! A lease is live while its end is not before now (as a key's TTL); an
+//! ended lease's resource is free at once for what a command answers, and is
+//! moved back to the free list ("reclaimed") by the next write on the
+//! primary, which replicates the move (see `pool.rs`), so a primary and its
+//! replicas store the same state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A lease that never ends.
+pub const FOREVER: u64 = u64::MAX;
+
+type Name = Box<[u8]>;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Free since the pool's `seq` was this.
+    Free(u64),
+    Held {
+        owner: Name,
+        until: u64,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Pool {
+    slots: BTreeMap<Name, Slot>,
+    /// Free resources in the order they became free.
+    free: BTreeMap<u64, Name>,
+    /// Leases that end, by end then name.
+    ending: BTreeSet<(u64, Name)>,
+    /// Bumped every time a resource becomes free.
+    seq: u64,
+}
+
+/// A held resource as it is listed: name, owner, lease end.
+pub type Holder<'a> = (&'a [u8], &'a [u8], u64);
+
+/// Why a stored pool was refused.
+pub type Corrupt = &'static str;
+
+/// An end a lease may have: a time a command could have set (a positive
+/// `i64` of milliseconds) or never.
+pub fn valid_until(until: u64) -> bool {
+    until == FOREVER || (1..=i64::MAX as u64).contains(&until)
+}
+
+fn live(until: u64, now: u64) -> bool {
+    until >= now
+}
+
+impl Pool {
+    /// A pool read back from storage, every invariant checked: the free
+    /// resources in order, then the held ones with their owners and ends.
+    pub fn restore(
+        free: Vec<Vec<u8>>,
+        held: Vec<(Vec<u8>, Vec<u8>, u64)>,
+    ) -> Result<Self, Corrupt> {
+        let mut pool = Pool::default();
+        for name in free {
+            if !pool.add(&name) {
+                return Err("a resource is stored twice");
+            }
+        }
+        for (name, owner, until) in held {
+            if owner.is_empty() {
+                return Err("a holder without an owner");
+            }
+            if !valid_until(until) {
+                return Err("a lease end out of range");
+            }
+            if pool.slots.contains_key(name.as_slice()) {
+                return Err("a resource is stored twice");
+            }
+            pool.hold(&name, &owner, until);
+        }
+        if pool.is_empty() {
+            return Err("a pool without resources");
+        }
+        Ok(pool)
+    }
+
+    /// No resource at all: the key is deleted.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn size(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Resources held by a live lease at `now`.
+    pub fn held(&self, now: u64) -> usize {
+        let ended = self.ending.range(..(now, Name::default())).count();
+        self.slots.len() - self.free.len() - ended
+    }
+
+    /// The moment the first lease that ends will have ended, if any.
+    pub fn next_end(&self) -> Option<u64> {
+        self.ending
+            .first()
+            .map(|(until, _)| until.saturating_add(1))
+    }
+
+    /// Adds a free resource at the end of the free list; `false` if the pool
+    /// has it already (free or held).
+    pub fn add(&mut self, name: &[u8]) -> bool {
+        if self.slots.contains_key(name) {
+            return false;
+        }
+        self.push_free(name.into());
+        true
+    }
+
+    fn push_free(&mut self, name: Name) {
+        self.seq += 1;
+        self.free.insert(self.seq, name.clone());
+        self.slots.insert(name, Slot::Free(self.seq));
+    }
+
+    /// Takes `name`'s slot out of the free list or the endings.
+    fn unlink(&mut self, name: &[u8], slot: &Slot) {
+        match slot {
+            Slot::Free(seq) => {
+                self.free.remove(seq);
+            }
+            Slot::Held { until, .. } => {
+                if *until != FOREVER {
+                    self.ending.remove(&(*until, Name::from(name)));
+                }
+            }
+        }
+    }
+
+    /// Removes a resource, free or held; `false` if the pool lacks it.
+    pub fn remove(&mut self, name: &[u8]) -> bool {
+        match self.slots.remove(name) {
+            Some(slot) => {
+                self.unlink(name, &slot);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Frees every resource whose lease ended before `now`, in the order the
+    /// leases ended, calling `freed` with each.
+    pub fn reclaim(&mut self, now: u64, mut freed: impl FnMut(&[u8])) {
+        while let Some((until, _)) = self.ending.first() {
+            if live(*until, now) {
+                break;
+            }
+            let Some((_, name)) = self.ending.pop_first() else {
+                break;
+            };
+            freed(&name);
+            self.slots.remove(&name);
+            self.push_free(name);
+        }
+    }
+
+    /// Hands the resource free the longest to `owner` until `until`; `None`
+    /// when none is free. Ended leases must have been reclaimed.
+    pub fn take(&mut self, owner: &[u8], until: u64) -> Option<&[u8]> {
+        let (_, name) = self.free.pop_first()?;
+        self.slots.remove(&name);
+        self.set_held(name.clone(), owner, until);
+        self.slots.get_key_value(&name).map(|(name, _)| &**name)
+    }
+
+    fn set_held(&mut self, name: Name, owner: &[u8], until: u64) {
+        if until != FOREVER {
+            self.ending.insert((until, name.clone()));
+        }
+        self.slots.insert(
+            name,
+            Slot::Held {
+                owner: owner.into(),
+                until,
+            },
+        );
+    }
+
+    /// Makes `name` held by `owner` until `until`, whatever it was (a
+    /// missing resource is added): a primary's decision applied as made.
+    pub fn hold(&mut self, name: &[u8], owner: &[u8], until: u64) {
+        if let Some(slot) = self.slots.remove(name) {
+            self.unlink(name, &slot);
+        }
+        self.set_held(name.into(), owner, until);
+    }
+
+    /// Makes a held resource free (at the end of the free list); `false` if
+    /// it is not held. A primary's decision, applied as made.
+    pub fn free(&mut self, name: &[u8]) -> bool {
+        match self.slots.get(name) {
+            Some(slot @ Slot::Held { .. }) => {
+                let slot = slot.clone();
+                self.unlink(name, &slot);
+                self.slots.remove(name);
+                self.push_free(name.into());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The owner and lease end of a held resource (ended leases included:
+    /// the caller reclaims first, or checks the end).
+    pub fn holder(&self, name: &[u8]) -> Option<(&[u8], u64)> {
+        match self.slots.get(name) {
+            Some(Slot::Held { owner, until }) => Some((owner, *until)),
+            _ => None,
+        }
+    }
+
+    /// Frees `name` if `owner` holds it; `false` otherwise. Ended leases
+    /// must have been reclaimed.
+    pub fn release(&mut self, name: &[u8], owner: &[u8]) -> bool {
+        self.holder(name)
+            .is_some_and(|(held_by, _)| held_by == owner)
+            && self.free(name)
+    }
+
+    /// Moves the end of `owner`'s lease on `name` to `until`; `false` if
+    /// `owner` does not hold it. Ended leases must have been reclaimed.
+    pub fn renew(&mut self, name: &[u8], owner: &[u8], until: u64) -> bool {
+        let holds = self.holds(name, owner);
+        if holds {
+            self.hold(name, owner, until);
+        }
+        holds
+    }
+
+    fn holds(&self, name: &[u8], owner: &[u8]) -> bool {
+        self.holder(name)
+            .is_some_and(|(held_by, _)| held_by == owner)
+    }
+
+    /// Free resources, the one free the longest first (ended leases not
+    /// included).
+    pub fn free_list(&self) -> impl Iterator<Item = &[u8]> {
+        self.free.values().map(|name| &**name)
+    }
+
+    /// Every held resource in name order, ended leases included.
+    pub fn holders(&self) -> impl Iterator<Item = Holder<'_>> {
+        self.slots.iter().filter_map(|(name, slot)| match slot {
+            Slot::Held { owner, until } => Some((&**name, &**owner, *until)),
+            Slot::Free(_) => None,
+        })
+    }
+
+    /// Bytes held, for `MEMORY USAGE`.
+    pub fn memory(&self) -> usize {
+        // A B-tree entry costs about its key and value plus a share of a
+        // node's bookkeeping.
+        const ENTRY: usize = 48;
+        let names: usize = self.slots.keys().map(|name| name.len()).sum();
+        let owners: usize = self.holders().map(|(_, owner, _)| owner.len()).sum();
+        let ending: usize = self.ending.iter().map(|(_, name)| name.len()).sum();
+        let free: usize = self.free.values().map(|name| name.len()).sum();
+        std::mem::size_of::<Self>()
+            + names
+            + owners
+            + ending
+            + free
+            + ENTRY * (self.slots.len() + self.free.len() + self.ending.len())
+    }
+
+    /// Allocations the value owns, for the server's lazy-free decision.
+    pub fn allocations(&self) -> usize {
+        1 + 2 * self.slots.len() + self.free.len() + self.ending.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(pool: &Pool) -> Vec<&[u8]> {
+        pool.free_list().collect()
+    }
+
+    fn pool(names: &[&str]) -> Pool {
+        let mut pool = Pool::default();
+        for name in names {
+            assert!(pool.add(name.as_bytes()));
+        }
+        pool
+    }
+
+    #[test]
+    fn hands_out_the_resource_free_the_longest() {
+        let mut pool = pool(&["a", "b", "c"]);
+        assert!(!pool.add(b"b"), "already there");
+        assert_eq!(pool.take(b"o1", FOREVER), Some(&b"a"[..]));
+        assert_eq!(pool.take(b"o2", FOREVER), Some(&b"b"[..]));
+        assert!(pool.release(b"a", b"o1"));
+        // c was free before a came back.
+        assert_eq!(names(&pool), [&b"c"[..], b"a"]);
+        assert_eq!(pool.take(b"o3", FOREVER), Some(&b"c"[..]));
+        assert_eq!(pool.take(b"o4", FOREVER), Some(&b"a"[..]));
+        assert_eq!(pool.take(b"o5", FOREVER), None);
+        assert_eq!((pool.size(), pool.held(0)), (3, 3));
+    }
+
+    #[test]
+    fn only_the_holder_releases_or_renews() {
+        let mut pool = pool(&["a"]);
+        pool.take(b"me", 100);
+        assert!(!pool.release(b"a", b"you"));
+        assert!(!pool.renew(b"a", b"you", 500));
+        assert!(!pool.release(b"b", b"me"), "no such resource");
+        assert!(pool.renew(b"a", b"me", 500));
+        assert_eq!(pool.holder(b"a"), Some((&b"me"[..], 500)));
+        assert_eq!(pool.next_end(), Some(501));
+        assert!(pool.release(b"a", b"me"));
+        assert!(!pool.release(b"a", b"me"), "already free");
+        assert_eq!(pool.next_end(), None);
+    }
+
+    #[test]
+    fn ended_leases_come_back_in_the_order_they_ended() {
+        let mut pool = pool(&["a", "b", "c", "d"]);
+        pool.take(b"x", 300);
+        pool.take(b"y", 100);
+        pool.take(b"z", FOREVER);
+        assert_eq!((pool.held(100), pool.held(101), pool.held(301)), (3, 2, 1));
+        let mut freed = Vec::new();
+        pool.reclaim(100, |name| freed.push(name.to_vec()));
+        assert!(freed.is_empty(), "a lease is live through its end");
+        pool.reclaim(301, |name| freed.push(name.to_vec()));
+        assert_eq!(freed, [b"b".to_vec(), b"a".to_vec()]);
+        assert_eq!(names(&pool), [&b"d"[..], b"b", b"a"]);
+        assert_eq!(
+            pool.holders().collect::<Vec<_>>(),
+            [(&b"c"[..], &b"z"[..], FOREVER)]
+        );
+    }
+
+    #[test]
+    fn removing_a_held_resource_ends_its_lease() {
+        let mut pool = pool(&["a", "b"]);
+        pool.take(b"me", 100);
+        assert!(pool.remove(b"a"));
+        assert!(!pool.remove(b"a"));
+        assert!(!pool.release(b"a", b"me"));
+        assert_eq!(pool.next_end(), None);
+        assert!(pool.remove(b"b"));
+        assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn hold_and_free_apply_a_decision_as_made() {
+        let mut pool = pool(&["a", "b"]);
+        pool.hold(b"b", b"w", 50);
+        pool.hold(b"b", b"w", 70);
+        assert_eq!(pool.holder(b"b"), Some((&b"w"[..], 70)));
+        assert_eq!(pool.next_end(), Some(71));
+        pool.hold(b"new", b"v", FOREVER);
+        assert_eq!(pool.size(), 3);
+        assert!(pool.free(b"b"));
+        assert!(!pool.free(b"b"));
+        assert_eq!(names(&pool), [&b"a"[..], b"b"]);
+    }
+
+    #[test]
+    fn restore_checks_every_field() {
+        let ok = Pool::restore(
+            vec![b"a".to_vec(), b"b".to_vec()],
+            vec![(b"c".to_vec(), b"o".to_vec(), 10)],
+        )
+        .unwrap();
+        assert_eq!(names(&ok), [&b"a"[..], b"b"]);
+        assert_eq!(ok.holder(b"c"), Some((&b"o"[..], 10)));
+        let dup = Pool::restore(
+            vec![b"a".to_vec()],
+            vec![(b"a".to_vec(), b"o".to_vec(), 10)],
+        );
+        assert!(dup.is_err());
+        assert!(Pool::restore(vec![b"a".to_vec(), b"a".to_vec()], vec![]).is_err());
+        assert!(Pool::restore(vec![], vec![(b"a".to_vec(), vec![], 10)]).is_err());
+        assert!(Pool::restore(vec![], vec![(b"a".to_vec(), b"o".to_vec(), 0)]).is_err());
+        assert!(Pool::restore(vec![], vec![]).is_err());
+    }
+
+    /// Against a model that keeps a plain list: the same resources handed
+    /// out, and never one resource held twice.
+    #[test]
+    fn matches_a_model() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rand = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut pool = Pool::default();
+        // name → (owner, until) or free; free order as a list.
+        let mut model_free: Vec<Vec<u8>> = Vec::new();
+        let mut model_held: BTreeMap<Vec<u8>, (Vec<u8>, u64)> = BTreeMap::new();
+        let mut now = 1;
+        for _ in 0..20_000 {
+            now += rand(3);
+            let name = format!("r{}", rand(12)).into_bytes();
+            let owner = format!("o{}", rand(4)).into_bytes();
+            // The primary's order: reclaim, then act.
+            let mut ended: Vec<(u64, Vec<u8>)> = model_held
+                .iter()
+                .filter(|(_, (_, until))| *until < now)
+                .map(|(name, (_, until))| (*until, name.clone()))
+                .collect();
+            ended.sort();
+            let mut freed = Vec::new();
+            pool.reclaim(now, |name| freed.push(name.to_vec()));
+            assert_eq!(
+                freed,
+                ended.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>()
+            );
+            for (_, name) in ended {
+                model_held.remove(&name);
+                model_free.push(name);
+            }
+            let until = if rand(4) == 0 {
+                FOREVER
+            } else {
+                now + rand(20)
+            };
+            match rand(5) {
+                0 => {
+                    let known = model_held.contains_key(&name) || model_free.contains(&name);
+                    assert_eq!(pool.add(&name), !known);
+                    if !known {
+                        model_free.push(name);
+                    }
+                }
+                1 => {
+                    let known = model_held.remove(&name).is_some() || {
+                        let at = model_free.iter().position(|n| *n == name);
+                        at.map(|at| model_free.remove(at)).is_some()
+                    };
+                    assert_eq!(pool.remove(&name), known);
+                }
+                2 => {
+                    let expected = (!model_free.is_empty()).then(|| model_free.remove(0));
+                    assert_eq!(pool.take(&owner, until).map(<[u8]>::to_vec), expected);
+                    if let Some(name) = expected {
+                        assert!(model_held.insert(name, (owner, until)).is_none());
+                    }
+                }
+                3 => {
+                    let holds = model_held.get(&name).is_some_and(|(o, _)| *o == owner);
+                    assert_eq!(pool.release(&name, &owner), holds);
+                    if holds {
+                        model_held.remove(&name);
+                        model_free.push(name);
+                    }
+                }
+                _ => {
+                    let holds = model_held.get(&name).is_some_and(|(o, _)| *o == owner);
+                    assert_eq!(pool.renew(&name, &owner, until), holds);
+                    if holds {
+                        model_held.insert(name, (owner, until));
+                    }
+                }
+            }
+            assert_eq!(
+                names(&pool),
+                model_free.iter().map(Vec::as_slice).collect::<Vec<_>>()
+            );
+            assert_eq!(pool.size(), model_free.len() + model_held.len());
+            assert_eq!(pool.held(now), model_held.len());
+        }
+    }
+}
