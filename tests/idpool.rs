@@ -49,6 +49,25 @@ fn digest_value(con: &mut Connection, key: &str) -> Value {
     cmd(&["DEBUG", "DIGEST-VALUE", key]).query(con).unwrap()
 }
 
+/// Starts a client that waits in `words`; its answer comes out of the
+/// handle. Returns once the server has the client blocked.
+fn waiter(server: &Server, words: &[&str]) -> thread::JoinHandle<Option<i64>> {
+    let mut con = server.con();
+    let mut watch = server.con();
+    let blocked =
+        |con: &mut Connection| harness::info_field(con, "clients", "blocked_clients").unwrap();
+    let before: i64 = blocked(&mut watch).parse().unwrap();
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let handle = thread::spawn(move || {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        next(&mut con, &words)
+    });
+    harness::wait_until("the waiter is blocked", || {
+        blocked(&mut watch) == (before + 1).to_string()
+    });
+    handle
+}
+
 server_tests! {
     fn seed_scenario(flavor) {
         let server = Server::start(flavor);
@@ -72,6 +91,55 @@ server_tests! {
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats"]), Some(10));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats"]), None);
         assert_eq!(info(&mut con, "seats"), (100, 100, 11, Some(3_600_000)));
+    }
+
+    fn next_wait_is_a_semaphore_whose_permits_expire(flavor) {
+        let server = Server::start_with(flavor, &["--hz", "1"]);
+        let mut con = server.con();
+        ok(&mut con, &["IDPOOL.CREATE", "permits", "2"]);
+        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits"]), Some(1));
+        // The holder of permit 2 crashes: its lease ends after 300 ms.
+        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits", "TTL", "300"]), Some(2));
+        let a = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000", "TTL", "60000"]);
+        let b = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
+        let c = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
+        // Nobody barges in, with or without WAIT.
+        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits"]), None);
+        // The ended lease goes to the oldest waiter, without a client's help.
+        assert_eq!(a.join().unwrap(), Some(2));
+        // A release goes to the next, inside the release.
+        assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "permits", "1"]), 1);
+        assert_eq!(b.join().unwrap(), Some(1));
+        assert_eq!(info(&mut con, "permits").1, 2);
+        // Growing the pool serves the last one.
+        ok(&mut con, &["IDPOOL.RESIZE", "permits", "3"]);
+        assert_eq!(c.join().unwrap(), Some(3));
+        // A wait that runs out answers nil; inside MULTI a wait never blocks.
+        assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits", "WAIT", "100"]), None);
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("IDPOOL.NEXT").arg("permits").arg("WAIT").arg(60000)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Nil]));
+        // A waiter whose pool is deleted gets IDPOOL.NEXT's answer for it.
+        let d = {
+            let mut con = server.con();
+            thread::spawn(move || cmd(&["IDPOOL.NEXT", "permits", "WAIT", "60000"]).query::<Option<i64>>(&mut con))
+        };
+        harness::wait_until("d waits", || harness::info_field(&mut con, "clients", "blocked_clients").as_deref() == Some("1"));
+        let _: () = cmd(&["DEL", "permits"]).query(&mut con).unwrap();
+        let gone = d.join().unwrap().unwrap_err().to_string();
+        assert!(gone.contains("no ID pool at key 'permits'"), "{gone}");
+        for (words, expected) in [
+            (vec!["IDPOOL.NEXT", "x", "WAIT", "0"], "ERR invalid WAIT time in 'idpool.next' command"),
+            (vec!["IDPOOL.NEXT", "x", "WAIT", "-5"], "ERR invalid WAIT time in 'idpool.next' command"),
+            (vec!["IDPOOL.NEXT", "x", "WAIT"], "ERR syntax error"),
+        ] {
+            assert_eq!(error(&mut con, &cmd(&words)), expected, "{words:?}");
+        }
+        let waits = harness::info_field(&mut con, "recipes", "recipes_idpool_handoffs");
+        assert_eq!(waits.as_deref(), Some("3"));
     }
 
     fn renew_resize_and_info(flavor) {
@@ -523,46 +591,13 @@ fn pool_state(con: &mut Connection) -> Vec<(Info, Value)> {
         .collect()
 }
 
-/// A `RESTORE` payload holding a pool value written by hand: `values` as the
-/// module's stored unsigned integers, under encoding version `encver`, with
-/// a valid checksum. `template` is a real `DUMP` of a pool from the same
-/// server (its type header and RDB version are reused).
+/// A `DUMP` payload of the ID pool type with `values` as its stored form.
 fn forge(template: &[u8], values: &[u64], encver: u64) -> Vec<u8> {
-    // Type byte, then the 64-bit module ID (0x81 + 8 bytes, big-endian)
-    // whose low 10 bits are the encoding version.
-    let mut out = template[..2].to_vec();
-    let id = u64::from_be_bytes(template[2..10].try_into().unwrap());
-    out.extend_from_slice(&((id & !1023) | encver).to_be_bytes());
-    for value in values {
-        out.push(2); // an unsigned integer
-        out.push(0x81); // a 64-bit length encoding
-        out.extend_from_slice(&value.to_be_bytes());
-    }
-    out.push(0); // end of the module value
-    out.extend_from_slice(&template[template.len() - 10..template.len() - 8]);
-    let crc = crc64(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
-}
-
-/// CRC-64/Jones, as Redis checksums `DUMP` payloads.
-fn crc64(bytes: &[u8]) -> u64 {
-    const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
-    let mut crc = 0u64;
-    for &byte in bytes {
-        crc ^= u64::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
+    let fields: Vec<harness::Field> = values.iter().map(|&n| harness::Field::Num(n)).collect();
+    harness::forge(template, &fields, encver)
 }
 
 #[test]
 fn crc64_matches_the_check_value() {
-    assert_eq!(crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+    assert_eq!(harness::crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
 }

@@ -36,9 +36,11 @@ server_tests! {
         assert!(text.starts_with("# recipes\r\n"), "{text}");
         let zero = figures(&mut con, "recipes");
         let names = [
-            "locks_with_waiters", "clients_waiting", "lock_waits", "lock_waits_timed_out",
-            "lock_handoffs_release", "lock_handoffs_delete", "lock_handoffs_expiry",
-            "pools", "pool_leases", "pool_leases_reclaimed", "rate_allowed", "rate_limited",
+            "locks_with_waiters", "pools_with_waiters", "idpools_with_waiters", "clients_waiting",
+            "lock_waits", "lock_waits_timed_out", "lock_handoffs_release", "lock_handoffs_delete",
+            "lock_handoffs_expiry", "pools", "pool_leases", "pool_leases_reclaimed", "idpool_waits",
+            "idpool_waits_timed_out", "idpool_handoffs", "resource_pools", "resource_waits",
+            "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
             "panics_caught",
         ];
         for name in names {
@@ -90,6 +92,33 @@ server_tests! {
         ok(&mut con, &["IDPOOL.NEXT", "p1"]);
         ok(&mut con, &["COPY", "p2", "p3"]);
 
+        // Waits on an ID pool and a resource pool: one handed over, one
+        // timed out each, and two waiting while we look.
+        ok(&mut con, &["IDPOOL.CREATE", "p4", "1"]);
+        ok(&mut con, &["IDPOOL.NEXT", "p4"]);
+        ok(&mut con, &["POOL.ADD", "rp", "r"]);
+        ok(&mut con, &["POOL.ACQUIRE", "rp", "a"]);
+        let waiters: Vec<_> = [vec!["IDPOOL.NEXT", "p4", "WAIT", "10000"], vec!["POOL.ACQUIRE", "rp", "b", "WAIT", "10000"]]
+            .into_iter()
+            .map(|words| {
+                let mut waiting = server.con();
+                thread::spawn(move || -> Value { cmd(&words).query(&mut waiting).unwrap() })
+            })
+            .collect();
+        harness::wait_until("two waiters", || figures(&mut con, "recipes")["clients_waiting"] == 2);
+        let now = figures(&mut con, "recipes");
+        assert_eq!((now["pools_with_waiters"], now["idpools_with_waiters"], now["locks_with_waiters"]), (1, 1, 0));
+        ok(&mut con, &["IDPOOL.RELEASE", "p4", "1"]);
+        ok(&mut con, &["POOL.RELEASE", "rp", "r", "a"]);
+        for waiter in waiters {
+            assert_ne!(waiter.join().unwrap(), Value::Nil);
+        }
+        for words in [["IDPOOL.NEXT", "p4", "WAIT", "20", ""], ["POOL.ACQUIRE", "rp", "c", "WAIT", "20"]] {
+            let words: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
+            let nil: Value = cmd(&words).query(&mut con).unwrap();
+            assert_eq!(nil, Value::Nil);
+        }
+
         // Rate: 2 allowed, 1 limited.
         for _ in 0..3 {
             ok(&mut con, &["RATE.LIMIT", "r", "2", "60000"]);
@@ -100,7 +129,10 @@ server_tests! {
             ("locks_with_waiters", 0), ("clients_waiting", 0), ("lock_waits", 4),
             ("lock_waits_timed_out", 1), ("lock_handoffs_release", 1),
             ("lock_handoffs_delete", 1), ("lock_handoffs_expiry", 1),
-            ("pools", 3), ("pool_leases", 4), ("pool_leases_reclaimed", 1),
+            ("pools", 4), ("pool_leases", 5), ("pool_leases_reclaimed", 1),
+            ("pools_with_waiters", 0), ("idpools_with_waiters", 0), ("idpool_waits", 2),
+            ("idpool_waits_timed_out", 1), ("idpool_handoffs", 1), ("resource_pools", 1),
+            ("resource_waits", 2), ("resource_waits_timed_out", 1), ("resource_handoffs", 1),
             ("rate_allowed", 2), ("rate_limited", 1), ("panics_caught", 0),
         ];
         for (name, value) in expected {
@@ -115,7 +147,8 @@ server_tests! {
         ok(&mut con, &["CONFIG", "RESETSTAT"]);
         let reset = figures(&mut con, "recipes");
         for (name, value) in expected {
-            let gauge = matches!(name, "locks_with_waiters" | "clients_waiting" | "pools" | "pool_leases");
+            let gauge = name.ends_with("_with_waiters")
+                || matches!(name, "clients_waiting" | "pools" | "pool_leases" | "resource_pools");
             assert_eq!(reset[name], if gauge { value } else { 0 }, "{name} after RESETSTAT");
         }
         // A CONFIG RESETSTAT that ACL refuses leaves them, where a command
@@ -158,7 +191,8 @@ server_tests! {
             let family = name.split('.').next().unwrap();
             let expected = match family {
                 "idgen" | "lock" | "article" | "cache" => "0.1.0",
-                _ => "0.2.0",
+                "idpool" | "rate" => "0.2.0",
+                _ => "0.3.0",
             };
             assert_eq!(since, Some(Value::BulkString(expected.as_bytes().to_vec())), "{name}");
         }

@@ -37,6 +37,7 @@ struct Row {
 const SET: Sent = Sent::Effect(&["set"]);
 const HSET: Sent = Sent::Effect(&["hset"]);
 const APPLY: Sent = Sent::Effect(&["idpool.apply"]);
+const POOL_APPLY: Sent = Sent::Effect(&["pool.apply"]);
 
 /// One row per command and per way it can replicate. Keys of a row share a
 /// hash tag; rows use different keys, so all can run on one server.
@@ -279,6 +280,86 @@ const ROWS: &[Row] = &[
         sent: Sent::Verbatim,
         keys: &["{z}rate"],
     },
+    Row {
+        case: "POOL.ADD",
+        setup: &[&["POOL.ADD", "{pa}pool", "a"]],
+        call: &["POOL.ADD", "{pa}pool", "b", "a", "c"],
+        sent: Sent::Verbatim,
+        keys: &["{pa}pool"],
+    },
+    Row {
+        case: "POOL.REMOVE",
+        setup: &[
+            &["POOL.ADD", "{pb}pool", "a", "b"],
+            &["POOL.ACQUIRE", "{pb}pool", "o", "PX", "600000"],
+        ],
+        call: &["POOL.REMOVE", "{pb}pool", "a"],
+        sent: Sent::Verbatim,
+        keys: &["{pb}pool"],
+    },
+    Row {
+        case: "POOL.ACQUIRE (a lease that never ends)",
+        setup: &[&["POOL.ADD", "{pc}pool", "a", "b"]],
+        call: &["POOL.ACQUIRE", "{pc}pool", "o"],
+        sent: Sent::Verbatim,
+        keys: &["{pc}pool"],
+    },
+    Row {
+        case: "POOL.ACQUIRE PX (a lease from now)",
+        setup: &[&["POOL.ADD", "{pd}pool", "a", "b"]],
+        call: &[
+            "POOL.ACQUIRE",
+            "{pd}pool",
+            "o",
+            "PX",
+            "600000",
+            "WAIT",
+            "1000",
+        ],
+        sent: POOL_APPLY,
+        keys: &["{pd}pool"],
+    },
+    Row {
+        case: "POOL.ACQUIRE reclaiming an ended lease",
+        setup: &[
+            &["POOL.ADD", "{pe}pool", "a"],
+            &["POOL.ACQUIRE", "{pe}pool", "o", "PX", "1"],
+        ],
+        call: &["POOL.ACQUIRE", "{pe}pool", "p"],
+        sent: POOL_APPLY,
+        keys: &["{pe}pool"],
+    },
+    Row {
+        case: "POOL.RELEASE",
+        setup: &[
+            &["POOL.ADD", "{pf}pool", "a"],
+            &["POOL.ACQUIRE", "{pf}pool", "o", "PX", "600000"],
+        ],
+        call: &["POOL.RELEASE", "{pf}pool", "a", "o"],
+        sent: Sent::Verbatim,
+        keys: &["{pf}pool"],
+    },
+    Row {
+        case: "POOL.RELEASE reclaiming an ended lease",
+        setup: &[
+            &["POOL.ADD", "{pg}pool", "a", "b"],
+            &["POOL.ACQUIRE", "{pg}pool", "o", "PX", "600000"],
+            &["POOL.ACQUIRE", "{pg}pool", "o", "PX", "1"],
+        ],
+        call: &["POOL.RELEASE", "{pg}pool", "a", "o"],
+        sent: POOL_APPLY,
+        keys: &["{pg}pool"],
+    },
+    Row {
+        case: "POOL.RENEW",
+        setup: &[
+            &["POOL.ADD", "{ph}pool", "a"],
+            &["POOL.ACQUIRE", "{ph}pool", "o", "PX", "600000"],
+        ],
+        call: &["POOL.RENEW", "{ph}pool", "a", "o", "PX", "900000"],
+        sent: POOL_APPLY,
+        keys: &["{ph}pool"],
+    },
 ];
 
 fn ok(con: &mut Connection, words: &[&str]) {
@@ -308,6 +389,61 @@ fn hold(replica: &Server) -> thread::JoinHandle<()> {
     thread::sleep(Duration::from_millis(50));
     held
 }
+
+/// A release that hands what it freed to a waiting client.
+struct HandOff {
+    setup: &'static [&'static [&'static str]],
+    waiter: &'static [&'static str],
+    release: &'static [&'static str],
+    /// The waiter's answer.
+    granted: &'static str,
+    /// What the replica runs: the release, then the grant's effect.
+    received: &'static [&'static str],
+    keys: &'static [&'static str],
+}
+
+const HAND_OFFS: &[HandOff] = &[
+    HandOff {
+        setup: &[&["LOCK.ACQUIRE", "{w}lock", "t1", "PX", "600000"]],
+        waiter: &[
+            "LOCK.ACQUIRE",
+            "{w}lock",
+            "t2",
+            "PX",
+            "600000",
+            "WAIT",
+            "20000",
+            "FENCE",
+            "{w}fence",
+        ],
+        release: &["LOCK.RELEASEIF", "{w}lock", "t1"],
+        granted: "1",
+        received: &["lock.releaseif", "set"],
+        keys: &["{w}lock", "{w}fence"],
+    },
+    HandOff {
+        setup: &[
+            &["POOL.ADD", "{wp}pool", "r"],
+            &["POOL.ACQUIRE", "{wp}pool", "o1"],
+        ],
+        waiter: &["POOL.ACQUIRE", "{wp}pool", "o2", "WAIT", "20000"],
+        release: &["POOL.RELEASE", "{wp}pool", "r", "o1"],
+        granted: "r",
+        received: &["pool.release", "pool.apply"],
+        keys: &["{wp}pool"],
+    },
+    HandOff {
+        setup: &[
+            &["IDPOOL.CREATE", "{wi}pool", "1"],
+            &["IDPOOL.NEXT", "{wi}pool"],
+        ],
+        waiter: &["IDPOOL.NEXT", "{wi}pool", "WAIT", "20000"],
+        release: &["IDPOOL.RELEASE", "{wi}pool", "1"],
+        granted: "1",
+        received: &["idpool.release", "idpool.apply"],
+        keys: &["{wi}pool"],
+    },
+];
 
 fn all_keys() -> Vec<&'static str> {
     ROWS.iter()
@@ -364,36 +500,37 @@ server_tests! {
     }
 
     fn a_hand_off_goes_as_the_release_then_the_grant(flavor) {
-        // LOCK.RELEASEIF with a client waiting: the release verbatim, then
-        // the waiter's grant as its effect (the replica has no queue).
+        // A release with a client waiting: the release verbatim, then the
+        // waiter's grant as its effect (the replica has no queue).
         let pair = Replicated::start(flavor);
         let mut primary = pair.primary.con();
         let mut replica = pair.replica.con();
-        ok(&mut primary, &["LOCK.ACQUIRE", "{w}lock", "t1", "PX", "600000"]);
-        let mut waiting = pair.primary.con();
-        let waiter = thread::spawn(move || -> i64 {
-            cmd(&["LOCK.ACQUIRE", "{w}lock", "t2", "PX", "600000", "WAIT", "20000", "FENCE", "{w}fence"])
-                .query(&mut waiting)
-                .unwrap()
-        });
-        harness::wait_until("the waiter is queued", || {
-            harness::info_field(&mut primary, "clients", "blocked_clients").as_deref() == Some("1")
-        });
-        pair.sync();
-        let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
-        let held = hold(&pair.replica);
-        ok(&mut primary, &["LOCK.RELEASEIF", "{w}lock", "t1"]);
-        assert_eq!(waiter.join().unwrap(), 1, "the waiter's fencing token");
-        held.join().unwrap();
-        pair.sync();
-        let received: BTreeSet<String> = commands_run(&mut replica)
-            .into_iter()
-            .map(|(command, _)| command)
-            .filter(|command| command.starts_with("lock.") || command == "set")
-            .collect();
-        assert_eq!(received, BTreeSet::from(["lock.releaseif".to_string(), "set".to_string()]));
-        let keys = ["{w}lock", "{w}fence"];
-        assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
+        for hand_off in HAND_OFFS {
+            for words in hand_off.setup {
+                ok(&mut primary, words);
+            }
+            let mut waiting = pair.primary.con();
+            let words = hand_off.waiter;
+            let waiter = thread::spawn(move || cmd(words).query::<String>(&mut waiting).unwrap());
+            harness::wait_until("the waiter is queued", || {
+                harness::info_field(&mut primary, "clients", "blocked_clients").as_deref() == Some("1")
+            });
+            pair.sync();
+            let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
+            let held = hold(&pair.replica);
+            ok(&mut primary, hand_off.release);
+            assert_eq!(waiter.join().unwrap(), hand_off.granted, "{}", hand_off.release[0]);
+            held.join().unwrap();
+            pair.sync();
+            let received: BTreeSet<String> = commands_run(&mut replica)
+                .into_iter()
+                .map(|(command, _)| command)
+                .filter(|command| command.contains('.') || command == "set")
+                .collect();
+            let expected: BTreeSet<String> = hand_off.received.iter().map(|c| c.to_string()).collect();
+            assert_eq!(received, expected, "{}", hand_off.release[0]);
+            assert_eq!(state(&mut primary, hand_off.keys), state(&mut replica, hand_off.keys), "{}", hand_off.release[0]);
+        }
         let holder: String = cmd(&["GET", "{w}lock"]).query(&mut replica).unwrap();
         assert_eq!(holder, "t2");
     }

@@ -27,7 +27,7 @@ from .idpool import IdPool
 from .lock import AutoReleaseLock, IdentityLock, Lock
 from .rate import Decision, RateLimiter
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "Article",

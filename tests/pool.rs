@@ -1,0 +1,517 @@
+//! POOL on real servers: the book's scenario, owner checks, every error, the
+//! first-come-first-served wait and its hand-offs (release, add, lease end),
+//! 16 clients on 4 resources with a ledger, persistence (RDB, AOF,
+//! DUMP/RESTORE, hostile payloads), replication, COPY, MEMORY USAGE, command
+//! metadata and cluster routing.
+
+mod harness;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use harness::{
+    cmd, digest, error, info_field, int, wait_until, Cluster, Connection, Replicated, Server, Value,
+};
+
+fn acquire(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Option<String> {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?}: {e}"))
+}
+
+/// `POOL.INFO` as (size, free, held, waiting).
+fn info(con: &mut Connection, key: &str) -> (i64, i64, i64, i64) {
+    let map: HashMap<String, i64> = cmd(&["POOL.INFO", key]).query(con).unwrap();
+    (map["size"], map["free"], map["held"], map["waiting"])
+}
+
+/// `POOL.HOLDERS` as (resource, owner, lease end).
+fn holders(con: &mut Connection, key: &str) -> Vec<(String, String, i64)> {
+    cmd(&["POOL.HOLDERS", key]).query(con).unwrap()
+}
+
+fn blocked_clients(con: &mut Connection) -> i64 {
+    info_field(con, "clients", "blocked_clients")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(-1)
+}
+
+/// Starts a client that waits in `words`; its answer comes out of the
+/// handle. Returns once the server has the client blocked.
+fn waiter(server: &Server, words: &[&str]) -> thread::JoinHandle<Option<String>> {
+    let mut con = server.con();
+    let mut watch = server.con();
+    let before = blocked_clients(&mut watch);
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let handle = thread::spawn(move || {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        acquire(&mut con, &words)
+    });
+    wait_until("the waiter is blocked", || {
+        blocked_clients(&mut watch) == before + 1
+    });
+    handle
+}
+
+fn now_ms(con: &mut Connection) -> i64 {
+    let (s, us): (i64, i64) = cmd(&["TIME"]).query(con).unwrap();
+    s * 1000 + us / 1000
+}
+
+server_tests! {
+    fn the_books_scenario(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // Associate three resources; the fourth acquisition finds none.
+        assert_eq!(int(&mut con, &["POOL.ADD", "browsers", "b1", "b2", "b3"]), 3);
+        assert_eq!(int(&mut con, &["POOL.ADD", "browsers", "b2", "b4"]), 1, "b2 is there already");
+        assert_eq!(int(&mut con, &["POOL.REMOVE", "browsers", "b4", "nope"]), 1);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w1"]).as_deref(), Some("b1"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w2"]).as_deref(), Some("b2"));
+        // w3 crashes while holding b3: its lease ends after 200 ms.
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w3", "PX", "200"]).as_deref(), Some("b3"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w4"]), None);
+        assert_eq!(info(&mut con, "browsers"), (3, 0, 3, 0));
+        // Release one and acquire it again.
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "browsers", "b2", "w2"]), 1);
+        assert_eq!(info(&mut con, "browsers"), (3, 1, 2, 0));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w4"]).as_deref(), Some("b2"));
+        let rows = holders(&mut con, "browsers");
+        assert_eq!(rows.len(), 3);
+        assert_eq!((rows[0].0.as_str(), rows[0].1.as_str(), rows[0].2), ("b1", "w1", -1));
+        assert_eq!((rows[1].0.as_str(), rows[1].1.as_str(), rows[1].2), ("b2", "w4", -1));
+        let end = rows[2].2;
+        assert_eq!((rows[2].0.as_str(), rows[2].1.as_str()), ("b3", "w3"));
+        assert!((0..=200).contains(&(end - now_ms(&mut con))), "b3's lease ends at {end}");
+        // The crashed holder's lease ends: b3 is free again, with nobody's help.
+        thread::sleep(Duration::from_millis(250));
+        assert_eq!(info(&mut con, "browsers"), (3, 1, 2, 0));
+        assert_eq!(holders(&mut con, "browsers").len(), 2);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "browsers", "b3", "w3"]), 0, "w3's lease ended");
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w5"]).as_deref(), Some("b3"));
+        // Removing every resource deletes the key, as SREM does a set's.
+        assert_eq!(int(&mut con, &["POOL.REMOVE", "browsers", "b1", "b2", "b3"]), 3);
+        assert_eq!(int(&mut con, &["EXISTS", "browsers"]), 0);
+        assert_eq!(info(&mut con, "browsers"), (0, 0, 0, 0));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w6"]), None);
+    }
+
+    fn the_resource_free_the_longest_goes_first(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "a", "b", "c"]), 3);
+        for (owner, expected) in [("x", "a"), ("y", "b")] {
+            assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", owner]).as_deref(), Some(expected));
+        }
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "a", "x"]), 1);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "b", "y"]), 1);
+        let order: Vec<String> = ["1", "2", "3"]
+            .iter()
+            .map(|owner| acquire(&mut con, &["POOL.ACQUIRE", "p", owner]).unwrap())
+            .collect();
+        assert_eq!(order, ["c", "a", "b"]);
+    }
+
+    fn only_the_owner_releases_or_renews(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "me", "PX", "60000"]).as_deref(), Some("r"));
+        let before = digest(&mut con);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r", "you"]), 0);
+        assert_eq!(int(&mut con, &["POOL.RENEW", "p", "r", "you", "PX", "90000"]), 0);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "nope", "me"]), 0);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "missing", "r", "me"]), 0);
+        assert_eq!(digest(&mut con), before, "refusals change nothing");
+        assert_eq!(int(&mut con, &["POOL.RENEW", "p", "r", "me", "EX", "90"]), 1);
+        let end = holders(&mut con, "p")[0].2 - now_ms(&mut con);
+        assert!((89_000..=90_000).contains(&end), "the lease now ends in {end} ms");
+        // Removing a held resource is allowed; its holder's release and
+        // renew then answer 0.
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "other"]), 1);
+        assert_eq!(int(&mut con, &["POOL.REMOVE", "p", "r"]), 1);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r", "me"]), 0);
+        assert_eq!(int(&mut con, &["POOL.RENEW", "p", "r", "me", "PX", "100"]), 0);
+        assert_eq!(info(&mut con, "p"), (1, 1, 0, 0));
+    }
+
+    fn every_error_is_exact_and_changes_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
+        let _: () = cmd(&["SET", "str", "x"]).query(&mut con).unwrap();
+        let before = digest(&mut con);
+        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+        let arity = |name: &str| format!("ERR wrong number of arguments for '{name}' command");
+        for (words, expected) in [
+            (vec!["POOL.ADD", "p"], arity("pool.add")),
+            (vec!["POOL.REMOVE", "p"], arity("pool.remove")),
+            (vec!["POOL.ACQUIRE", "p"], arity("pool.acquire")),
+            (vec!["POOL.RELEASE", "p", "r"], arity("pool.release")),
+            (vec!["POOL.RENEW", "p", "r", "o"], arity("pool.renew")),
+            (vec!["POOL.INFO"], arity("pool.info")),
+            (vec!["POOL.ADD", "str", "r"], wrongtype.to_string()),
+            (vec!["POOL.REMOVE", "str", "r"], wrongtype.to_string()),
+            (vec!["POOL.ACQUIRE", "str", "o"], wrongtype.to_string()),
+            (vec!["POOL.RELEASE", "str", "r", "o"], wrongtype.to_string()),
+            (vec!["POOL.RENEW", "str", "r", "o", "PX", "5"], wrongtype.to_string()),
+            (vec!["POOL.INFO", "str"], wrongtype.to_string()),
+            (vec!["POOL.HOLDERS", "str"], wrongtype.to_string()),
+            (vec!["POOL.ACQUIRE", "p", ""], "ERR owner must not be empty".into()),
+            (vec!["POOL.RELEASE", "p", "r", ""], "ERR owner must not be empty".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "PX", "0"], "ERR invalid expire time in 'pool.acquire' command".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "EX", "-1"], "ERR invalid expire time in 'pool.acquire' command".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "PX", "1", "EX", "1"], "ERR syntax error".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "PX"], "ERR syntax error".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "WAIT", "5", "WAIT", "5"], "ERR syntax error".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "NOPE", "1"], "ERR syntax error".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "PX", "x"], "ERR value is not an integer or out of range".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "WAIT", "0"], "ERR invalid WAIT time in 'pool.acquire' command".into()),
+            (vec!["POOL.ACQUIRE", "p", "o", "WAIT", "9223372036854775807"], "ERR invalid WAIT time in 'pool.acquire' command".into()),
+            (vec!["POOL.RENEW", "p", "r", "o"], arity("pool.renew")),
+            (vec!["POOL.RENEW", "p", "r", "o", "PX", "5", "EX", "5"], arity("pool.renew")),
+            (vec!["POOL.RENEW", "p", "r", "o", "WAIT", "5"], "ERR syntax error".into()),
+            (vec!["POOL.RENEW", "p", "r", "o", "PX", "-5"], "ERR invalid expire time in 'pool.renew' command".into()),
+            (vec!["POOL.APPLY", "p", "FREE", "r"], "ERR POOL.APPLY only carries a primary's effects to replicas and the AOF; use POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW".into()),
+        ] {
+            assert_eq!(error(&mut con, &cmd(&words)), expected, "{words:?}");
+            assert_eq!(digest(&mut con), before, "{words:?} changed data");
+        }
+        // Hostile text in an error never reaches the reply raw.
+        let got = error(&mut con, &cmd(&["POOL.ACQUIRE", "p", "o", "가\r\n", "1"]));
+        assert_eq!(got, "ERR syntax error");
+    }
+
+    fn waiters_are_served_first_come_first_served(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r1", "r2"]), 2);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "h1"]).as_deref(), Some("r1"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "h2"]).as_deref(), Some("r2"));
+        let a = waiter(&server, &["POOL.ACQUIRE", "p", "A", "WAIT", "60000", "PX", "60000"]);
+        let b = waiter(&server, &["POOL.ACQUIRE", "p", "B", "WAIT", "60000"]);
+        let c = waiter(&server, &["POOL.ACQUIRE", "p", "C", "WAIT", "60000"]);
+        assert_eq!(info(&mut con, "p"), (2, 0, 2, 3));
+        // A newcomer cannot barge in.
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "D"]), None);
+        // The release hands r2 to A inside the same command.
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r2", "h2"]), 1);
+        assert_eq!(holders(&mut con, "p")[1].1, "A");
+        assert_eq!(a.join().unwrap().as_deref(), Some("r2"));
+        let end = holders(&mut con, "p")[1].2 - now_ms(&mut con);
+        assert!((59_000..=60_000).contains(&end), "A's lease counts from the hand-off: {end}");
+        // An added resource goes to the next waiter.
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r3"]), 1);
+        assert_eq!(b.join().unwrap().as_deref(), Some("r3"));
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r1", "h1"]), 1);
+        assert_eq!(c.join().unwrap().as_deref(), Some("r1"));
+        assert_eq!(info(&mut con, "p"), (3, 0, 3, 0));
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn a_lease_end_hands_the_resource_over(flavor) {
+        let server = Server::start_with(flavor, &["--hz", "1"]);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "crashed", "PX", "300"]).as_deref(), Some("r"));
+        let started = Instant::now();
+        let w = waiter(&server, &["POOL.ACQUIRE", "p", "next", "WAIT", "10000"]);
+        assert_eq!(w.join().unwrap().as_deref(), Some("r"));
+        let waited = started.elapsed();
+        assert!(waited < Duration::from_millis(1000), "served {waited:?} after the lease ended");
+        assert_eq!(holders(&mut con, "p")[0].1, "next");
+    }
+
+    fn waiting_on_a_missing_pool_ends_with_an_add(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let w = waiter(&server, &["POOL.ACQUIRE", "later", "me", "WAIT", "60000"]);
+        assert_eq!(info(&mut con, "later"), (0, 0, 0, 1));
+        assert_eq!(int(&mut con, &["POOL.ADD", "later", "x", "y"]), 2);
+        assert_eq!(w.join().unwrap().as_deref(), Some("x"));
+        assert_eq!(info(&mut con, "later"), (2, 1, 1, 0));
+    }
+
+    fn timeouts_disconnects_and_unblock_leave_the_queue(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "holder"]).as_deref(), Some("r"));
+        let quick = waiter(&server, &["POOL.ACQUIRE", "p", "quick", "WAIT", "100"]);
+        assert_eq!(quick.join().unwrap(), None);
+        let mut gone = server.con();
+        let gone_id = int(&mut gone, &["CLIENT", "ID"]);
+        let gone = thread::spawn(move || cmd(&["POOL.ACQUIRE", "p", "gone", "WAIT", "60000"]).query::<Value>(&mut gone));
+        wait_until("gone waits", || blocked_clients(&mut con) == 1);
+        let mut unblocked = server.con();
+        let unblocked_id = int(&mut unblocked, &["CLIENT", "ID"]);
+        let unblocked = thread::spawn(move || acquire(&mut unblocked, &["POOL.ACQUIRE", "p", "unblocked", "WAIT", "60000"]));
+        wait_until("two wait", || blocked_clients(&mut con) == 2);
+        let last = waiter(&server, &["POOL.ACQUIRE", "p", "last", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &gone_id.to_string()]), 1);
+        assert!(gone.join().unwrap().is_err());
+        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &unblocked_id.to_string()]), 1);
+        assert_eq!(unblocked.join().unwrap(), None);
+        assert_eq!(info(&mut con, "p").3, 1);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r", "holder"]), 1);
+        assert_eq!(last.join().unwrap().as_deref(), Some("r"));
+        assert!(!server.log().contains("panic"));
+    }
+
+    fn wait_never_blocks_in_multi_or_scripts(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "holder"]).as_deref(), Some("r"));
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("POOL.ACQUIRE").arg("p").arg("me").arg("WAIT").arg(60000)
+            .cmd("POOL.RELEASE").arg("p").arg("r").arg("holder")
+            .cmd("POOL.ACQUIRE").arg("p").arg("me").arg("WAIT").arg(60000)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Nil, Value::Int(1), Value::BulkString(b"r".to_vec())]));
+        let script = "return redis.call('POOL.ACQUIRE', KEYS[1], ARGV[1], 'WAIT', 60000)";
+        let got: Value = cmd(&["EVAL", script, "1", "p", "other"]).query(&mut con).unwrap();
+        assert_eq!(got, Value::Nil);
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn sixteen_clients_on_four_resources_never_share_one(flavor) {
+        const CLIENTS: usize = 16;
+        const ROUNDS: usize = 60;
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "r1", "r2", "r3", "r4"]), 4);
+        // The ledger: who holds each resource, as the clients saw it.
+        let ledger: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let served: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(vec![0; CLIENTS]));
+        let workers: Vec<_> = (0..CLIENTS)
+            .map(|n| {
+                let mut con = server.con();
+                let (ledger, served) = (ledger.clone(), served.clone());
+                thread::spawn(move || {
+                    let owner = format!("client-{n}");
+                    for _ in 0..ROUNDS {
+                        let resource = acquire(&mut con, &["POOL.ACQUIRE", "p", &owner, "WAIT", "60000", "PX", "60000"])
+                            .expect("a wait of a minute is always served");
+                        if let Some(other) = ledger.lock().unwrap().insert(resource.clone(), n) {
+                            panic!("{resource} held by client-{other} and client-{n}");
+                        }
+                        served.lock().unwrap()[n] += 1;
+                        thread::sleep(Duration::from_millis(1));
+                        ledger.lock().unwrap().remove(&resource);
+                        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", &resource, &owner]), 1);
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert_eq!(*served.lock().unwrap(), vec![ROUNDS; CLIENTS]);
+        assert_eq!(info(&mut con, "p"), (4, 4, 0, 0));
+        let waits: i64 = info_field(&mut con, "recipes", "recipes_resource_waits").unwrap().parse().unwrap();
+        assert!(waits > 0, "16 clients on 4 resources never waited");
+    }
+
+    fn survives_reload_restart_aof_rewrite_and_dump(flavor) {
+        let mut server = Server::start(flavor);
+        let mut con = server.con();
+        pool_workload(&mut con);
+        let before = harness::state(&mut con, &KEYS);
+        let _: () = cmd(&["DEBUG", "RELOAD"]).query(&mut con).unwrap();
+        assert_eq!(harness::state(&mut con, &KEYS), before, "DEBUG RELOAD");
+        let _: () = cmd(&["SAVE"]).query(&mut con).unwrap();
+        drop(con);
+        server.restart();
+        let mut con = server.con();
+        assert_eq!(harness::state(&mut con, &KEYS), before, "restart from the RDB file");
+        // The free order survived: the one free the longest comes first.
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:main", "z"]).as_deref(), Some("a"));
+        drop(con);
+        for preamble in ["yes", "no"] {
+            let server = harness::aof_round_trip_with(flavor, &["--aof-use-rdb-preamble", preamble], |_, con| {
+                pool_workload(con);
+                let _: () = cmd(&["BGREWRITEAOF"]).query(con).unwrap();
+                wait_until("the AOF rewrite ends", || {
+                    info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
+                        && info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+                });
+                // Written after the rewrite: replayed from the AOF's tail.
+                assert_eq!(acquire(con, &["POOL.ACQUIRE", "pool:main", "tail", "PX", "600000"]).as_deref(), Some("a"));
+                KEYS.to_vec()
+            });
+            let mut con = server.con();
+            assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:main", "z"]).as_deref(), Some("c"));
+        }
+        // DUMP/RESTORE and COPY hold the same pool.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        pool_workload(&mut con);
+        let payload: Vec<u8> = cmd(&["DUMP", "pool:main"]).query(&mut con).unwrap();
+        let _: () = redis::cmd("RESTORE").arg("restored").arg(0).arg(&payload[..]).query(&mut con).unwrap();
+        let _: i64 = cmd(&["COPY", "pool:main", "copied"]).query(&mut con).unwrap();
+        for key in ["restored", "copied"] {
+            assert_eq!(harness::snapshot(&mut con, key).0, harness::snapshot(&mut con, "pool:main").0, "{key}");
+            assert_eq!(holders(&mut con, key), holders(&mut con, "pool:main"), "{key}");
+        }
+        let _: () = cmd(&["DEL", "copied"]).query(&mut con).unwrap();
+        assert_eq!(info(&mut con, "pool:main"), (4, 2, 2, 0), "the copy was deep");
+        let usage = int(&mut con, &["MEMORY", "USAGE", "pool:main"]);
+        assert!((100..4096).contains(&usage), "MEMORY USAGE {usage}");
+        let kind: String = cmd(&["TYPE", "pool:main"]).query(&mut con).unwrap();
+        assert_eq!(kind, "rr-rspool");
+    }
+
+    fn hostile_restore_payloads_are_refused(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        pool_workload(&mut con);
+        let payload: Vec<u8> = cmd(&["DUMP", "pool:main"]).query(&mut con).unwrap();
+        let before = digest(&mut con);
+        let restore = |con: &mut Connection, payload: &[u8]| {
+            let got = error(con, redis::cmd("RESTORE").arg("bad").arg(0).arg(payload));
+            assert!(got.starts_with("ERR") && (got.contains("payload") || got.contains("Bad data format")), "{got}");
+            assert_eq!(int(con, &["EXISTS", "bad"]), 0);
+        };
+        restore(&mut con, &payload[..payload.len() - 3]);
+        use harness::Field::{Bytes as B, Num as N};
+        let never = u64::MAX;
+        let hostile: &[&[harness::Field]] = &[
+            &[N(0), N(0)],                                    // no resources
+            &[N(2), B(b"a"), B(b"a"), N(0)],                  // a resource twice
+            &[N(1), B(b"a"), N(1), B(b"a"), B(b"o"), N(never)], // free and held
+            &[N(0), N(1), B(b"a"), B(b""), N(never)],         // no owner
+            &[N(0), N(1), B(b"a"), B(b"o"), N(0)],            // lease end 0
+            &[N(0), N(1), B(b"a"), B(b"o"), N(1 << 63)],      // lease end too large
+            &[N(3), B(b"a")],                                 // truncated
+            &[N(u64::MAX - 1), B(b"a")],                      // a huge count
+            &[N(1), N(5)],                                    // a number for a name
+            &[N(1), B(b"a"), N(0), N(7)],                     // a value too many
+        ];
+        for fields in hostile {
+            restore(&mut con, &harness::forge(&payload, fields, 1));
+        }
+        restore(&mut con, &harness::forge(&payload, &[N(1), B(b"a"), N(0)], 2));
+        assert_eq!(digest(&mut con), before);
+        // The forger itself is right: a valid forged pool loads.
+        let _: () = redis::cmd("RESTORE")
+            .arg("forged")
+            .arg(0)
+            .arg(harness::forge(&payload, &[N(1), B(b"x"), N(1), B(b"y"), B(b"o"), N(never)], 1))
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(info(&mut con, "forged"), (2, 1, 1, 0));
+        assert!(!server.log().contains("panic"), "{}", server.log());
+    }
+
+    fn replica_holds_exactly_the_primary_pools(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        pool_workload(&mut con);
+        // Ended leases are moved back by the primary only, and replicated.
+        assert_eq!(int(&mut con, &["POOL.ADD", "pool:ended", "e1", "e2"]), 2);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "o", "PX", "50"]).as_deref(), Some("e1"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "o", "PX", "50"]).as_deref(), Some("e2"));
+        pair.sync();
+        thread::sleep(Duration::from_millis(150));
+        assert_eq!(info(&mut pair.replica.con(), "pool:ended"), (2, 2, 0, 0), "the replica reads ended leases as free");
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "p"]).as_deref(), Some("e1"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "q", "PX", "600000"]).as_deref(), Some("e2"));
+        // A hand-off to a waiter reaches the replica as its effect.
+        let w = waiter(&pair.primary, &["POOL.ACQUIRE", "pool:ended", "w", "WAIT", "60000", "PX", "600000"]);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "pool:ended", "e1", "p"]), 1);
+        assert_eq!(w.join().unwrap().as_deref(), Some("e1"));
+        pair.sync();
+        let mut replica = pair.replica.con();
+        let keys = ["pool:main", "pool:forever", "pool:ended"];
+        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
+        assert_eq!(holders(&mut con, "pool:ended"), holders(&mut replica, "pool:ended"));
+        let refused = error(&mut replica, &cmd(&["POOL.ACQUIRE", "pool:ended", "x"]));
+        assert!(refused.starts_with("READONLY"), "{refused}");
+    }
+
+    fn command_metadata_and_cluster_routing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for words in [
+            vec!["POOL.ADD", "k", "a", "b"],
+            vec!["POOL.REMOVE", "k", "a"],
+            vec!["POOL.ACQUIRE", "k", "o", "PX", "5", "WAIT", "5"],
+            vec!["POOL.RELEASE", "k", "a", "o"],
+            vec!["POOL.RENEW", "k", "a", "o", "PX", "5"],
+            vec!["POOL.INFO", "k"],
+            vec!["POOL.HOLDERS", "k"],
+            vec!["POOL.APPLY", "k", "FREE", "a", "HOLD", "b", "o", "0"],
+        ] {
+            assert_eq!(harness::getkeys(&mut con, &words), ["k"], "{words:?}");
+        }
+        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "POOL.ACQUIRE"]).query::<Value>(&mut con).unwrap());
+        for expected in ["free the longest", "O(log M)", "WAIT", "PX", "optional"] {
+            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
+        }
+        drop(con);
+        drop(server);
+
+        let cluster = Cluster::start(flavor);
+        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
+        let mut con = client.get_connection().unwrap();
+        for n in 0..20 {
+            let key = format!("pool:{n}");
+            assert_eq!(int(&mut con, &["POOL.ADD", &key, "r"]), 1);
+            assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", &key, "o", "PX", "60000"]).as_deref(), Some("r"));
+            assert_eq!(int(&mut con, &["POOL.RELEASE", &key, "r", "o"]), 1);
+        }
+    }
+
+    fn random_arguments_never_crash_and_errors_change_nothing(flavor) {
+        let server = Server::start(flavor);
+        let commands: &[&[u8]] = &[
+            b"POOL.ADD", b"POOL.REMOVE", b"POOL.ACQUIRE", b"POOL.RELEASE", b"POOL.RENEW",
+            b"POOL.INFO", b"POOL.HOLDERS", b"POOL.APPLY", b"pool.acquire",
+        ];
+        let words: &[&[u8]] = &[
+            b"pool", b"str", b"absent", b"r", b"s", b"o", b"PX", b"EX", b"WAIT", b"px", b"1", b"5", b"0",
+            b"-1", b"9223372036854775807", b"", b"\xff", b"\xea\xb0\x80", b"1.5", b"FREE", b"HOLD",
+        ];
+        let setup = |con: &mut Connection| {
+            let _: () = cmd(&["SET", "str", "x"]).query(con).unwrap();
+            let _: i64 = cmd(&["POOL.ADD", "pool", "r", "s"]).query(con).unwrap();
+        };
+        harness::fuzz(&server, 0x9001, 2_000, setup, |rng| harness::random_command(rng, commands, words, 6));
+    }
+}
+
+/// Pools with free and held resources, leases that end and that never do.
+fn pool_workload(con: &mut Connection) {
+    assert_eq!(int(con, &["POOL.ADD", "pool:main", "a", "b", "c", "d"]), 4);
+    assert_eq!(
+        acquire(con, &["POOL.ACQUIRE", "pool:main", "o1", "PX", "600000"]).as_deref(),
+        Some("a")
+    );
+    assert_eq!(
+        acquire(con, &["POOL.ACQUIRE", "pool:main", "o2"]).as_deref(),
+        Some("b")
+    );
+    assert_eq!(int(con, &["POOL.RELEASE", "pool:main", "a", "o1"]), 1);
+    assert_eq!(
+        acquire(con, &["POOL.ACQUIRE", "pool:main", "o3", "EX", "3600"]).as_deref(),
+        Some("c")
+    );
+    assert_eq!(int(con, &["POOL.RELEASE", "pool:main", "c", "o3"]), 1);
+    assert_eq!(
+        acquire(con, &["POOL.ACQUIRE", "pool:main", "o4", "PX", "600000"]).as_deref(),
+        Some("d")
+    );
+    // Free now: a, then c (the one free the longest first).
+    assert_eq!(int(con, &["POOL.ADD", "pool:forever", "x\u{0}y", "가"]), 2);
+    assert_eq!(
+        acquire(con, &["POOL.ACQUIRE", "pool:forever", "\u{ff}owner"]).as_deref(),
+        Some("x\u{0}y")
+    );
+}
+
+const KEYS: [&str; 2] = ["pool:main", "pool:forever"];
