@@ -730,8 +730,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: c"idpool.next",
         entry: entry!(next, WRITE_KEY),
-        flags: c"write deny-oom blocking",
-        acl_categories: c"write slow blocking",
+        flags: c"write deny-oom fast blocking",
+        acl_categories: c"write fast blocking",
         arity: -2,
         summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
