@@ -178,3 +178,31 @@ def test_id_pool(clients: Clients) -> None:
         assert await value(pool.acquire()) == 4
 
     run(clients, body)
+
+
+def test_resource_pool(clients: Clients) -> None:
+    async def body(client: Any, recipes: Any) -> None:
+        # The book's chapter 10: associate three, acquire three, the fourth
+        # gets None; release one and acquire it again.
+        pool = recipes.ResourcePool(client, "ResourcePool:browsers", owner="w1")
+        assert await value(pool.associate("b1", "b2", "b3")) == 3
+        assert await value(pool.size()) == 3
+        got = [await value(pool.acquire()) for _ in range(3)]
+        assert got == ["b1", "b2", "b3"]
+        assert await value(pool.acquire()) is None
+        assert (await value(pool.available_count()), await value(pool.occupied_count())) == (0, 3)
+        other = recipes.ResourcePool(client, "ResourcePool:browsers", owner="w2")
+        assert await value(other.release("b2")) is False  # not its holder
+        assert await value(pool.release("b2")) is True
+        assert await value(other.acquire(ttl=0.2)) == "b2"
+        # w2 crashes: its lease ends and b2 comes back, to a waiting client.
+        started = time.monotonic()
+        assert await value(pool.acquire(timeout=5)) == "b2"
+        assert time.monotonic() - started < 2
+        holders = await value(pool.holders())
+        assert holders == {"b1": ("w1", None), "b2": ("w1", None), "b3": ("w1", None)}
+        assert await value(pool.info()) == {"size": 3, "free": 0, "held": 3, "waiting": 0}
+        assert await value(pool.disassociate("b1", "b2", "b3")) == 3
+        assert await value(pool.size()) == 0
+
+    run(clients, body)

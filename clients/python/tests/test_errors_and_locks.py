@@ -167,3 +167,42 @@ def test_redis_cluster_with_asyncio(cluster: List[Server]) -> None:
             await client.aclose()
 
     asyncio.run(body())
+
+
+def pool_lease_outlives_ttl(clients: Clients, renew: bool, on_lost: Any = None) -> Any:
+    async def body(client: Any, recipes: Any) -> None:
+        pool = recipes.ResourcePool(client, "ResourcePool:long", owner="me")
+        await value(pool.associate("r"))
+        lease = pool.lease(timeout=5, ttl=0.3, renew=renew, on_lost=on_lost)
+        if clients.mode == "sync":
+            with lease as resource:
+                time.sleep(1.0)
+                holders = await value(pool.holders())
+        else:
+            async with lease as resource:
+                await asyncio.sleep(1.0)
+                holders = await value(pool.holders())
+        assert resource == "r"
+        assert ("r" in holders) is renew
+
+    run(clients, body)
+
+
+def test_a_renewed_pool_lease_outlives_its_ttl(clients: Clients) -> None:
+    pool_lease_outlives_ttl(clients, renew=True)
+    assert redis_recipes.ResourcePool(clients.plain, "ResourcePool:long").info()["free"] == 1
+
+
+def test_a_lost_pool_lease_is_reported(clients: Clients) -> None:
+    with pytest.raises(redis_recipes.LeaseLost):
+        pool_lease_outlives_ttl(clients, renew=False)
+    lost: List[Any] = []
+    pool_lease_outlives_ttl(Clients(clients.server, clients.mode), renew=False, on_lost=lost.append)
+    assert lost == ["r"]
+
+
+def test_a_lease_that_finds_no_resource_raises(server: Server) -> None:
+    pool = redis_recipes.ResourcePool(server.client(), "ResourcePool:empty")
+    with pytest.raises(redis_recipes.NoResourceFree):
+        with pool.lease(timeout=0.05):
+            pass

@@ -13,10 +13,12 @@ from .errors import (
     InvalidJson,
     InvalidSlug,
     KeyExists,
+    LeaseLost,
     LimiterMismatch,
     LockLost,
     LockNotAcquired,
     ModuleNotLoaded,
+    NoResourceFree,
     PoolMissing,
     RecipeError,
     SlugTaken,
@@ -25,6 +27,7 @@ from .errors import (
 from .idgen import HashIdGenerator, IdGenerator
 from .idpool import IdPool
 from .lock import AutoReleaseLock, IdentityLock, Lock
+from .pool import Lease, ResourcePool
 from .rate import Decision, RateLimiter
 
 __version__ = "0.3.0"
@@ -46,14 +49,18 @@ __all__ = [
     "InvalidSlug",
     "JsonCache",
     "KeyExists",
+    "Lease",
+    "LeaseLost",
     "LimiterMismatch",
     "Lock",
     "LockLost",
     "LockNotAcquired",
     "ModuleNotLoaded",
+    "NoResourceFree",
     "PoolMissing",
     "RateLimiter",
     "RecipeError",
+    "ResourcePool",
     "SlugIndex",
     "SlugTaken",
     "WrongType",

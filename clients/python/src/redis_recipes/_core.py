@@ -9,6 +9,7 @@ them on a ``redis.asyncio`` client. The classes are written once.
 """
 
 import functools
+import threading
 from typing import Any, Callable, Dict, Generator, Optional, Tuple, TypeVar, Union
 
 from redis.exceptions import ResponseError
@@ -78,3 +79,31 @@ def as_dict(reply: Any) -> Dict[str, Any]:
 def ms(seconds: float) -> int:
     """Seconds (the book's unit) to whole milliseconds, at least 1."""
     return max(1, int(round(seconds * 1000)))
+
+
+class Renewer:
+    """Sends ``words`` (an extend or renew that answers 1 while the lease is
+    held) every ``period`` seconds on a daemon thread until stopped; calls
+    ``lost()`` once, and stops, when the answer says the lease is gone. A
+    dropped connection is tried again the next period."""
+
+    def __init__(self, client: Any, words: Request, period: float, lost: Callable[[], Any]) -> None:
+        self._stop = threading.Event()
+
+        def renew() -> None:
+            while not self._stop.wait(period):
+                try:
+                    held = client.execute_command(*words) == 1
+                except Exception:  # a dropped connection: try again next period
+                    continue
+                if not held:
+                    lost()
+                    return
+
+        self._thread = threading.Thread(target=renew, name=f"renew {words[1]}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()

@@ -66,6 +66,14 @@ class LockLost(Exception):
     """The lock's lease ended (or another client took it) while the block ran."""
 
 
+class NoResourceFree(Exception):
+    """``with pool.lease(...)`` got no resource of the pool in time."""
+
+
+class LeaseLost(Exception):
+    """A pool resource's lease ended (or it was removed) while the block ran."""
+
+
 # Message starts (after an optional "ERR ") → exception class.
 _BY_START: Tuple[Tuple[str, Type[RecipeError]], ...] = (
     ("SLUGTAKEN", SlugTaken),

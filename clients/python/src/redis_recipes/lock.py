@@ -2,11 +2,10 @@
 fencing tokens (the book's ``Lock``, ``AutoReleaseLock`` and
 ``IdentityLock``)."""
 
-import threading
 import uuid
 from typing import Any, Callable, Optional
 
-from ._core import Recipe, Steps, ms, recipe
+from ._core import Recipe, Renewer, Steps, ms, recipe
 from .errors import LockLost, LockNotAcquired
 
 
@@ -115,31 +114,13 @@ class Lock(Recipe):
             self.on_lost(self)
 
     def _start_renewer(self) -> None:
-        stop = threading.Event()
-        period = (self.ttl or 0) / 3
         words = ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl or 0))
-
-        def renew() -> None:
-            while not stop.wait(period):
-                try:
-                    held = self.client.execute_command(*words) == 1
-                except Exception:  # a dropped connection: try again next period
-                    continue
-                if not held:
-                    self._lose()
-                    return
-
-        thread = threading.Thread(target=renew, name=f"renew {self.key}", daemon=True)
-        thread.start()
-        self._renewer = (stop, thread)
+        self._renewer = Renewer(self.client, words, (self.ttl or 0) / 3, self._lose)
 
     def _stop_renewer(self) -> None:
         renewer, self._renewer = self._renewer, None
         if renewer is not None:
-            stop, thread = renewer
-            stop.set()
-            if thread is not threading.current_thread():
-                thread.join()
+            renewer.stop()
 
 
 class AutoReleaseLock(Recipe):

@@ -7,7 +7,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from .. import article, cache, idgen, idpool, lock, rate
+from .. import article, cache, idgen, idpool, lock, pool, rate
 from .._core import Steps, ms, split
 from ..errors import LockNotAcquired, translate
 from ..rate import Decision
@@ -50,6 +50,30 @@ AutoReleaseLock: Any = _twin(lock.AutoReleaseLock)
 IdentityLock: Any = _twin(lock.IdentityLock)
 
 
+class ResourcePool(AsyncDriver, pool.ResourcePool):
+    __doc__ = pool.ResourcePool.__doc__
+
+    def lease(self, timeout: Any = None, *, ttl: Any = None, renew: bool = False, on_lost: Any = None) -> "Lease":
+        """An async context manager holding one resource for the block."""
+        return Lease(self, timeout, ttl if ttl is not None else self.ttl, renew, on_lost)
+
+
+class Lease(pool.Lease):
+    __doc__ = pool.Lease.__doc__
+
+    async def __aenter__(self) -> str:
+        resource = self._taken(await self.pool.acquire(timeout=self.timeout, ttl=self.ttl))
+        if self.renew and self.ttl is not None:
+            self._renewer = _renewer(self.pool.client, self._renew_words(), self.ttl / 3, self._lose)
+        return resource
+
+    async def __aexit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if self._renewer is not None:
+            self._renewer.cancel()
+            self._renewer = None
+        self._finish(await self.pool.release(self.resource), kind is None)
+
+
 class Lock(AsyncDriver, lock.Lock):
     __doc__ = lock.Lock.__doc__
 
@@ -66,28 +90,34 @@ class Lock(AsyncDriver, lock.Lock):
         self._finish(released, kind is None)
 
     def _start_renewer(self) -> None:
-        period = (self.ttl or 0) / 3
         words = ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl or 0))
-
-        async def renew() -> None:
-            while True:
-                await asyncio.sleep(period)
-                try:
-                    held = await self.client.execute_command(*words) == 1
-                except asyncio.CancelledError:
-                    raise
-                except Exception:  # a dropped connection: try again next period
-                    continue
-                if not held:
-                    self._lose()
-                    return
-
-        self._renewer = asyncio.get_running_loop().create_task(renew())
+        self._renewer = _renewer(self.client, words, (self.ttl or 0) / 3, self._lose)
 
     def _stop_renewer(self) -> None:
         renewer, self._renewer = self._renewer, None
         if renewer is not None:
             renewer.cancel()
+
+
+def _renewer(client: Any, words: tuple, period: float, lost: Any) -> "asyncio.Task[None]":
+    """The asyncio form of ``Renewer``: a task sending ``words`` every
+    ``period`` seconds until cancelled, calling ``lost()`` once the lease is
+    gone."""
+
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(period)
+            try:
+                held = await client.execute_command(*words) == 1
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a dropped connection: try again next period
+                continue
+            if not held:
+                lost()
+                return
+
+    return asyncio.get_running_loop().create_task(renew())
 
 
 __all__ = [
@@ -102,6 +132,8 @@ __all__ = [
     "IdentityLock",
     "JsonCache",
     "Lock",
+    "Lease",
     "RateLimiter",
+    "ResourcePool",
     "SlugIndex",
 ]
