@@ -27,6 +27,16 @@
 //! `RATE.LIMIT` against the book's MULTI/INCR/EXPIRE NX/EXEC fixed window,
 //! THREADS clients pipelining BATCH decisions each on keys of their own.
 //!
+//! `bench_driver <port> <label> pool` — a resource pool of 4 under 16
+//! clients holding each resource 1 ms: acquisitions per second, the wait
+//! before each (p50, p99, max), the acquisitions of the least served client,
+//! for `POOL.ACQUIRE … WAIT`, the `BLMOVE` free-list recipe and the book's
+//! WATCH/SRANDMEMBER/MULTI/SMOVE/EXEC recipe (with its spurious failures:
+//! transactions aborted while a resource was free). Then uncontended
+//! acquire + release pairs per second, THREADS clients pipelining BATCH
+//! pairs on pools of their own: `POOL.ACQUIRE` + `POOL.RELEASE` against
+//! `LMOVE` + `LMOVE`.
+//!
 //! `bench_driver <port> <label> idpool <recipe-sha> <cyclic-sha> <max>` — IDs
 //! taken per second from the pools bench/run.sh built (`pool:empty`,
 //! `pool:full`, 99.99% leased) and from the sorted-set recipe's sets
@@ -75,6 +85,12 @@ impl Release {
             Release::Watch => "`SET NX PX` + WATCH/GET/MULTI/DEL/EXEC",
         }
     }
+}
+
+/// The middle of `values` (sorted in place).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn connect(port: u16) -> Connection {
@@ -318,10 +334,6 @@ fn release_rows(port: u16, label: &str) {
             samples[at].push(release_rate(port, how, &sha));
         }
     }
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
     let rates: Vec<(Release, f64, f64)> = ways
         .iter()
         .zip(samples)
@@ -437,6 +449,11 @@ fn contention(port: u16, blocking: bool, sha: &str, outside: Duration) -> Conten
     let fewest = per_client.iter().map(Vec::len).min().unwrap_or(0);
     let mut waits: Vec<f64> = per_client.into_iter().flatten().collect();
     waits.sort_by(f64::total_cmp);
+    summarize(waits, elapsed, fewest)
+}
+
+/// Rates and wait percentiles from sorted waits (ms) over `elapsed` s.
+fn summarize(waits: Vec<f64>, elapsed: f64, fewest: usize) -> Contended {
     let at = |q: f64| {
         waits
             .get(((waits.len() as f64 - 1.0) * q).round() as usize)
@@ -556,10 +573,6 @@ fn rate_book_rows(port: u16, label: &str) {
             encode(request, &["EXEC"]);
         }));
     }
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
     let (module, book) = (median(&mut module), median(&mut book));
     println!("| {label} | the book's MULTI/INCR/EXPIRE NX/EXEC | {book:.0} | |");
     println!(
@@ -584,10 +597,6 @@ fn cache_rows(port: u16, label: &str) {
             }));
         }
     }
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
     let (module, pipeline) = (median(&mut module), median(&mut pipeline));
     println!("| {label} | MULTI/HSET/EXPIRE/EXEC (4 fields) | {pipeline:.0} | |");
     println!(
@@ -783,6 +792,260 @@ fn idpool_rows(port: u16, label: &str, recipe_sha: &str, cyclic_sha: &str, max: 
     );
 }
 
+/// How a contender takes and gives back a resource of a pool of 4.
+#[derive(Clone, Copy, PartialEq)]
+enum PoolWay {
+    Module,
+    FreeList,
+    Watch,
+}
+
+impl PoolWay {
+    fn label(self) -> &'static str {
+        match self {
+            PoolWay::Module => "`POOL.ACQUIRE … WAIT`",
+            PoolWay::FreeList => "`BLMOVE` free list",
+            PoolWay::Watch => "book: WATCH/SRANDMEMBER/SMOVE, retried",
+        }
+    }
+}
+
+const RESOURCES: [&str; 4] = ["r1", "r2", "r3", "r4"];
+
+/// The book's acquire: `Ok(Some(r))`, `Ok(None)` when none is free, `Err`
+/// when the transaction was aborted (a spurious failure).
+fn watch_acquire(con: &mut Connection) -> Result<Option<String>, ()> {
+    let _: () = redis::cmd("WATCH")
+        .arg("{bp}available")
+        .arg("{bp}occupied")
+        .query(con)
+        .expect("WATCH");
+    let picked: Option<String> = redis::cmd("SRANDMEMBER")
+        .arg("{bp}available")
+        .query(con)
+        .expect("SRANDMEMBER");
+    let Some(resource) = picked else {
+        let _: () = redis::cmd("UNWATCH").query(con).expect("UNWATCH");
+        return Ok(None);
+    };
+    let moved: Option<(i64,)> = redis::pipe()
+        .atomic()
+        .cmd("SMOVE")
+        .arg("{bp}available")
+        .arg("{bp}occupied")
+        .arg(&resource)
+        .query(con)
+        .expect("MULTI/SMOVE/EXEC");
+    match moved {
+        Some((1,)) => Ok(Some(resource)),
+        _ => Err(()),
+    }
+}
+
+/// 16 contenders on a pool of 4, each holding a resource 1 ms.
+fn pool_contention(port: u16, way: PoolWay) -> (Contended, usize) {
+    let mut setup = connect(port);
+    let _: () = redis::cmd("FLUSHALL").query(&mut setup).expect("FLUSHALL");
+    let seed = match way {
+        PoolWay::Module => redis::cmd("POOL.ADD")
+            .arg("{bp}pool")
+            .arg(&RESOURCES[..])
+            .clone(),
+        PoolWay::FreeList => redis::cmd("RPUSH")
+            .arg("{bp}free")
+            .arg(&RESOURCES[..])
+            .clone(),
+        PoolWay::Watch => redis::cmd("SADD")
+            .arg("{bp}available")
+            .arg(&RESOURCES[..])
+            .clone(),
+    };
+    let _: i64 = seed.query(&mut setup).expect("seed the pool");
+    let started = Instant::now();
+    let workers: Vec<_> = (0..CONTENDERS)
+        .map(|t| {
+            thread::spawn(move || {
+                let mut con = connect(port);
+                let owner = format!("contender-{t}");
+                let (mut waits, mut spurious) = (Vec::new(), 0);
+                while started.elapsed().as_secs_f64() < CONTENTION_SECONDS {
+                    let asked = Instant::now();
+                    let resource: String = match way {
+                        PoolWay::Module => {
+                            let got: Option<String> = redis::cmd("POOL.ACQUIRE")
+                                .arg("{bp}pool")
+                                .arg(&owner)
+                                .arg("WAIT")
+                                .arg(30_000)
+                                .arg("PX")
+                                .arg(30_000)
+                                .query(&mut con)
+                                .expect("POOL.ACQUIRE");
+                            match got {
+                                Some(resource) => resource,
+                                None => continue,
+                            }
+                        }
+                        PoolWay::FreeList => {
+                            let got: Option<String> = redis::cmd("BLMOVE")
+                                .arg("{bp}free")
+                                .arg("{bp}busy")
+                                .arg("LEFT")
+                                .arg("RIGHT")
+                                .arg(30)
+                                .query(&mut con)
+                                .expect("BLMOVE");
+                            match got {
+                                Some(resource) => resource,
+                                None => continue,
+                            }
+                        }
+                        PoolWay::Watch => loop {
+                            match watch_acquire(&mut con) {
+                                Ok(Some(resource)) => break resource,
+                                // None free: the book's caller tries again soon.
+                                Ok(None) => thread::sleep(HOLD),
+                                Err(()) => spurious += 1,
+                            }
+                        },
+                    };
+                    waits.push(asked.elapsed().as_secs_f64() * 1000.0);
+                    thread::sleep(HOLD);
+                    match way {
+                        PoolWay::Module => {
+                            let released: i64 = redis::cmd("POOL.RELEASE")
+                                .arg("{bp}pool")
+                                .arg(&resource)
+                                .arg(&owner)
+                                .query(&mut con)
+                                .expect("POOL.RELEASE");
+                            assert_eq!(released, 1, "the holder releases its own resource");
+                        }
+                        PoolWay::FreeList => {
+                            let _: (i64, i64) = redis::pipe()
+                                .atomic()
+                                .cmd("LREM")
+                                .arg("{bp}busy")
+                                .arg(1)
+                                .arg(&resource)
+                                .cmd("RPUSH")
+                                .arg("{bp}free")
+                                .arg(&resource)
+                                .query(&mut con)
+                                .expect("LREM/RPUSH");
+                        }
+                        PoolWay::Watch => {
+                            let _: i64 = redis::cmd("SMOVE")
+                                .arg("{bp}occupied")
+                                .arg("{bp}available")
+                                .arg(&resource)
+                                .query(&mut con)
+                                .expect("SMOVE");
+                        }
+                    }
+                }
+                (waits, spurious)
+            })
+        })
+        .collect();
+    let per_client: Vec<(Vec<f64>, usize)> =
+        workers.into_iter().map(|w| w.join().unwrap()).collect();
+    let elapsed = started.elapsed().as_secs_f64();
+    let spurious = per_client.iter().map(|(_, s)| s).sum();
+    let fewest = per_client.iter().map(|(w, _)| w.len()).min().unwrap_or(0);
+    let mut waits: Vec<f64> = per_client.into_iter().flat_map(|(w, _)| w).collect();
+    waits.sort_by(f64::total_cmp);
+    (summarize(waits, elapsed, fewest), spurious)
+}
+
+/// Acquire + release pairs per second, uncontended: each of THREADS clients
+/// pipelines BATCH pairs, each on a pool of one resource of its own.
+fn pool_pairs(port: u16, module: bool) -> f64 {
+    let mut setup = connect(port);
+    let _: () = redis::cmd("FLUSHALL").query(&mut setup).expect("FLUSHALL");
+    for t in 0..THREADS {
+        for i in 0..BATCH {
+            let key = format!("bench:{t}:{i}");
+            let _: i64 = if module {
+                redis::cmd("POOL.ADD").arg(&key).arg("r").query(&mut setup)
+            } else {
+                redis::cmd("RPUSH")
+                    .arg(format!("{key}:free"))
+                    .arg("r")
+                    .query(&mut setup)
+            }
+            .expect("seed");
+        }
+    }
+    if module {
+        // A bulk reply (2 lines), then an integer.
+        pipelined_rate(port, 3, |key, request| {
+            encode(request, &["POOL.ACQUIRE", key, "o"]);
+            encode(request, &["POOL.RELEASE", key, "r", "o"]);
+        })
+    } else {
+        pipelined_rate(port, 4, |key, request| {
+            let (free, busy) = (format!("{key}:free"), format!("{key}:busy"));
+            encode(request, &["LMOVE", &free, &busy, "LEFT", "RIGHT"]);
+            encode(request, &["LMOVE", &busy, &free, "RIGHT", "LEFT"]);
+        })
+    }
+}
+
+fn pool_rows(port: u16, label: &str) {
+    let ways = [PoolWay::Module, PoolWay::FreeList, PoolWay::Watch];
+    let results: Vec<(PoolWay, Contended, usize)> = ways
+        .into_iter()
+        .map(|way| {
+            let (contended, spurious) = pool_contention(port, way);
+            (way, contended, spurious)
+        })
+        .collect();
+    let free_list = results[1].1.per_second;
+    for (i, (way, r, spurious)) in results.iter().enumerate() {
+        let server = if i == 0 { label } else { "" };
+        let mean = r.per_second * CONTENTION_SECONDS / CONTENDERS as f64;
+        let ratio = match way {
+            PoolWay::Module => format!(
+                "**{:.2}×** the free list (target ≥ 0.8)",
+                r.per_second / free_list
+            ),
+            _ => String::new(),
+        };
+        let spurious = if *way == PoolWay::Watch {
+            spurious.to_string()
+        } else {
+            "–".into()
+        };
+        println!(
+            "| {server} | {} | {:.0} | {:.1} | {:.1} | {:.0} | {} ({:.0}% of the mean) | {spurious} | {ratio} |",
+            way.label(),
+            r.per_second,
+            r.p50_ms,
+            r.p99_ms,
+            r.max_ms,
+            r.fewest,
+            100.0 * r.fewest as f64 / mean
+        );
+    }
+    let (mut module, mut lists) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        module.push(pool_pairs(port, true));
+        lists.push(pool_pairs(port, false));
+    }
+    let ratios: Vec<f64> = module.iter().zip(&lists).map(|(m, l)| m / l).collect();
+    let (low, high) = ratios
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    let mut ratios = ratios.clone();
+    println!(
+        "| {label} | uncontended `POOL.ACQUIRE` + `POOL.RELEASE` | {:.0} pairs/s | | | | | | **{:.2}×** `LMOVE` + `LMOVE` ({:.0} pairs/s; rounds {low:.2}–{high:.2}; target ≥ 0.7) |",
+        median(&mut module),
+        median(&mut ratios),
+        median(&mut lists)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(port), Some(label), Some(mode)) = (
@@ -791,7 +1054,7 @@ fn main() {
         args.get(3),
     ) else {
         eprintln!(
-            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|idpool …"
+            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|pool|idpool …"
         );
         std::process::exit(2);
     };
@@ -800,6 +1063,7 @@ fn main() {
         "contention" => contention_rows(port, label),
         "cache-hset" => cache_rows(port, label),
         "rate-book" => rate_book_rows(port, label),
+        "pool" => pool_rows(port, label),
         "idpool" => match (args.get(4), args.get(5), args.get(6)) {
             (Some(recipe), Some(cyclic), Some(max)) => {
                 idpool_rows(port, label, recipe, cyclic, max)
