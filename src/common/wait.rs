@@ -63,6 +63,18 @@ pub enum Offer {
     Busy(Option<i64>),
 }
 
+impl Offer {
+    /// The offer a family's take makes: `Ok(Ok(reply))` taken, `Ok(Err(next))`
+    /// nothing to take until `next`, `Err` refused.
+    pub fn of(taken: Result<Result<RedisValue, Option<i64>>, RedisError>) -> Offer {
+        match taken {
+            Ok(Ok(reply)) => Offer::Granted(Ok(reply)),
+            Ok(Err(next)) => Offer::Busy(next),
+            Err(error) => Offer::Granted(Err(error)),
+        }
+    }
+}
+
 /// What happened to a wait, for the family's counters.
 pub enum Event {
     Parked,
