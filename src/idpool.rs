@@ -20,16 +20,15 @@ mod pool;
 mod tree;
 
 use std::ffi::CStr;
-use std::os::raw::{c_int, c_void};
-use std::ptr;
+use std::os::raw::c_int;
 
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::datatype::{self, adopt, load_unsigned, Stored};
 use crate::common::key::{Key, Kind};
-use crate::common::panic::{guard, log_warning};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
 use crate::common::stats;
@@ -41,31 +40,8 @@ use pool::{valid_expiry, Pool, FOREVER};
 /// The version of the stored form, written with every value.
 const ENCODING_VERSION: i32 = 1;
 
-pub static POOL_TYPE: RedisType = RedisType::new(
-    "rr-idpool",
-    ENCODING_VERSION,
-    raw::RedisModuleTypeMethods {
-        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-        rdb_load: Some(rdb_load),
-        rdb_save: Some(rdb_save),
-        aof_rewrite: Some(aof_rewrite),
-        mem_usage: Some(mem_usage),
-        digest: Some(digest),
-        free: Some(free),
-        aux_load: None,
-        aux_save: None,
-        aux_save_triggers: 0,
-        free_effort: Some(free_effort),
-        unlink: None,
-        copy: Some(copy),
-        defrag: None,
-        mem_usage2: None,
-        free_effort2: None,
-        unlink2: None,
-        copy2: None,
-        aux_save2: None,
-    },
-);
+pub static POOL_TYPE: RedisType =
+    RedisType::new("rr-idpool", ENCODING_VERSION, datatype::methods::<Pool>());
 
 fn pool_type() -> *mut raw::RedisModuleType {
     *POOL_TYPE.raw_type.borrow()
@@ -131,14 +107,6 @@ fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
             quote(name.as_bytes())
         ))
     })
-}
-
-/// Hands a new pool value to the server, counted in `INFO recipes` until
-/// the server frees it.
-fn adopt(pool: Pool) -> Box<Pool> {
-    stats::POOLS.incr();
-    stats::POOL_LEASES.add(pool.stored() as i64);
-    Box::new(pool)
 }
 
 /// Counts a command's change of a pool's stored leases (`before`: the count
@@ -333,11 +301,8 @@ impl Family for Waiting {
     /// deleted meanwhile answers as `IDPOOL.NEXT` would now.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
         let mut key = Key::write(ctx, name);
-        match lease_next(ctx, &mut key, request.ttl, false) {
-            Ok(Ok(id)) => Offer::Granted(Ok(RedisValue::Integer(i64::from(id)))),
-            Ok(Err(next)) => Offer::Busy(next),
-            Err(error) => Offer::Granted(Err(error)),
-        }
+        let taken = lease_next(ctx, &mut key, request.ttl, false);
+        Offer::of(taken.map(|taken| taken.map(|id| RedisValue::Integer(i64::from(id)))))
     }
 
     fn count(event: Event) {
@@ -536,170 +501,116 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-// ---- the data type's callbacks -------------------------------------------
+// ---- the data type ---------------------------------------------------------
 
-/// # Safety
-/// `value` is a pool the server holds for this type.
-unsafe fn pool_ref<'v>(value: *const c_void) -> Option<&'v Pool> {
-    value.cast::<Pool>().as_ref()
-}
+impl Stored for Pool {
+    const VERSION: i32 = ENCODING_VERSION;
+    const WHAT: &'static str = "ID pool";
 
-/// Stored form (version 1): max, next, default TTL (0: none), lease count,
-/// then each lease's ID and expiry (`u64::MAX`: never) in increasing ID order.
-unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
-        let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
-        save(u64::from(pool.max()));
-        save(u64::from(pool.next()));
-        save(pool.default_ttl().unwrap_or(0));
-        save(pool.stored());
-        for (id, expiry) in pool.leases() {
+    /// Stored form (version 1): max, next, default TTL (0: none), lease
+    /// count, then each lease's ID and expiry (`u64::MAX`: never) in
+    /// increasing ID order.
+    fn save(&self, rdb: *mut raw::RedisModuleIO) {
+        let save = |n: u64| unsafe { api!(RedisModule_SaveUnsigned)(rdb, n) };
+        save(u64::from(self.max()));
+        save(u64::from(self.next()));
+        save(self.default_ttl().unwrap_or(0));
+        save(self.stored());
+        for (id, expiry) in self.leases() {
             save(u64::from(id));
             save(expiry);
         }
-    })
-}
-
-/// Reads a stored pool, checking everything: a truncated or hostile payload
-/// (`RESTORE` of anything) is refused, never trusted.
-unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    guard(ptr::null_mut(), || {
-        if encver != ENCODING_VERSION {
-            log_warning(&format!(
-                "<recipes> refusing an ID pool stored in encoding version {encver}"
-            ));
-            return ptr::null_mut();
-        }
-        match load(rdb) {
-            Ok(pool) => Box::into_raw(adopt(pool)).cast(),
-            Err(why) => {
-                log_warning(&format!("<recipes> refusing a stored ID pool: {why}"));
-                ptr::null_mut()
-            }
-        }
-    })
-}
-
-unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
-    const SHORT: &str = "truncated";
-    let read = || {
-        let n = api!(RedisModule_LoadUnsigned)(rdb);
-        if api!(RedisModule_IsIOError)(rdb) != 0 {
-            Err(SHORT)
-        } else {
-            Ok(n)
-        }
-    };
-    let max = read()?;
-    let next = read()?;
-    let default_ttl = read()?;
-    let count = read()?;
-    if count > max {
-        return Err("more leases than IDs");
     }
-    // Grown as read: a hostile count cannot make us reserve memory.
-    let mut leases = Vec::new();
-    for _ in 0..count {
-        leases.push((read()?, read()?));
-    }
-    Pool::restore(max, next, default_ttl, leases)
-}
 
-/// Rewrites a pool as the commands that rebuild it: `IDPOOL.CREATE`, then
-/// `IDPOOL.APPLY` for the bounds and for each stored lease.
-unsafe extern "C" fn aof_rewrite(
-    aof: *mut raw::RedisModuleIO,
-    key: *mut raw::RedisModuleString,
-    value: *mut c_void,
-) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
+    unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+        let read = || load_unsigned(rdb);
+        let max = read()?;
+        let next = read()?;
+        let default_ttl = read()?;
+        let count = read()?;
+        if count > max {
+            return Err("more leases than IDs");
+        }
+        // Grown as read: a hostile count cannot make us reserve memory.
+        let mut leases = Vec::new();
+        for _ in 0..count {
+            leases.push((read()?, read()?));
+        }
+        Pool::restore(max, next, default_ttl, leases)
+    }
+
+    /// The commands that rebuild a pool: `IDPOOL.CREATE`, then `IDPOOL.APPLY`
+    /// for the bounds and for each stored lease.
+    fn rewrite(&self, aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) {
         let emit = api!(RedisModule_EmitAOF);
-        let (max, next) = (i64::from(pool.max()), i64::from(pool.next()));
-        match pool.default_ttl() {
-            Some(ttl) => emit(
-                aof,
-                c"IDPOOL.CREATE".as_ptr(),
-                c"slcl".as_ptr(),
-                key,
-                max,
-                c"TTL".as_ptr(),
-                ttl as i64,
-            ),
-            None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
-        }
-        emit(
-            aof,
-            c"IDPOOL.APPLY".as_ptr(),
-            c"sll".as_ptr(),
-            key,
-            max,
-            next,
-        );
-        for (id, expiry) in pool.leases() {
+        let (max, next) = (i64::from(self.max()), i64::from(self.next()));
+        unsafe {
+            match self.default_ttl() {
+                Some(ttl) => emit(
+                    aof,
+                    c"IDPOOL.CREATE".as_ptr(),
+                    c"slcl".as_ptr(),
+                    key,
+                    max,
+                    c"TTL".as_ptr(),
+                    ttl as i64,
+                ),
+                None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
+            }
             emit(
                 aof,
                 c"IDPOOL.APPLY".as_ptr(),
-                c"sllcll".as_ptr(),
+                c"sll".as_ptr(),
                 key,
                 max,
                 next,
-                c"LEASE".as_ptr(),
-                i64::from(id),
-                wire_expiry(expiry),
             );
+            for (id, expiry) in self.leases() {
+                emit(
+                    aof,
+                    c"IDPOOL.APPLY".as_ptr(),
+                    c"sllcll".as_ptr(),
+                    key,
+                    max,
+                    next,
+                    c"LEASE".as_ptr(),
+                    i64::from(id),
+                    wire_expiry(expiry),
+                );
+            }
         }
-    })
-}
+    }
 
-/// `DEBUG DIGEST-VALUE`: the bounds and every stored lease. A primary and
-/// its replicas store the same leases (only the primary reclaims ended ones,
-/// and replicates that), so their digests agree, whatever their clocks.
-unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
-        let add = |n: i64| api!(RedisModule_DigestAddLongLong)(md, n);
-        add(i64::from(pool.max()));
-        add(i64::from(pool.next()));
-        add(pool.default_ttl().unwrap_or(0) as i64);
-        api!(RedisModule_DigestEndSequence)(md);
-        for (id, expiry) in pool.leases() {
+    /// `DEBUG DIGEST-VALUE`: the bounds and every stored lease. A primary and
+    /// its replicas store the same leases (only the primary reclaims ended
+    /// ones, and replicates that), so their digests agree, whatever their
+    /// clocks.
+    fn digest(&self, md: *mut raw::RedisModuleDigest) {
+        let add = |n: i64| unsafe { api!(RedisModule_DigestAddLongLong)(md, n) };
+        let end = || unsafe { api!(RedisModule_DigestEndSequence)(md) };
+        add(i64::from(self.max()));
+        add(i64::from(self.next()));
+        add(self.default_ttl().unwrap_or(0) as i64);
+        end();
+        for (id, expiry) in self.leases() {
             add(i64::from(id));
             add(wire_expiry(expiry));
-            api!(RedisModule_DigestEndSequence)(md);
+            end();
         }
-    })
-}
-
-unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
-    guard(0, || pool_ref(value).map_or(0, Pool::memory))
-}
-
-unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    guard(1, || pool_ref(value).map_or(1, Pool::allocations))
-}
-
-unsafe extern "C" fn free(value: *mut c_void) {
-    if !value.is_null() {
-        guard((), || {
-            let pool = Box::from_raw(value.cast::<Pool>());
-            stats::POOLS.add(-1);
-            stats::POOL_LEASES.add(-(pool.stored() as i64));
-            drop(pool);
-        });
     }
-}
 
-unsafe extern "C" fn copy(
-    _from: *mut raw::RedisModuleString,
-    _to: *mut raw::RedisModuleString,
-    value: *const c_void,
-) -> *mut c_void {
-    guard(ptr::null_mut(), || match pool_ref(value) {
-        Some(pool) => Box::into_raw(adopt(pool.clone())).cast(),
-        None => ptr::null_mut(),
-    })
+    fn memory(&self) -> usize {
+        Pool::memory(self)
+    }
+
+    fn allocations(&self) -> usize {
+        Pool::allocations(self)
+    }
+
+    fn count(&self, sign: i64) {
+        stats::POOLS.add(sign);
+        stats::POOL_LEASES.add(sign * self.stored() as i64);
+    }
 }
 
 // ---- registration --------------------------------------------------------

@@ -24,16 +24,15 @@
 mod resources;
 
 use std::ffi::CStr;
-use std::os::raw::{c_int, c_void};
-use std::ptr;
+use std::os::raw::c_int;
 
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::datatype::{self, adopt, load_unsigned, Stored};
 use crate::common::key::{Key, Kind};
-use crate::common::panic::{guard, log_warning};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
 use crate::common::stats;
@@ -45,31 +44,8 @@ use resources::{valid_until, Pool, FOREVER};
 /// The version of the stored form, written with every value.
 const ENCODING_VERSION: i32 = 1;
 
-pub static POOL_TYPE: RedisType = RedisType::new(
-    "rr-rspool",
-    ENCODING_VERSION,
-    raw::RedisModuleTypeMethods {
-        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-        rdb_load: Some(rdb_load),
-        rdb_save: Some(rdb_save),
-        aof_rewrite: Some(aof_rewrite),
-        mem_usage: Some(mem_usage),
-        digest: Some(digest),
-        free: Some(free),
-        aux_load: None,
-        aux_save: None,
-        aux_save_triggers: 0,
-        free_effort: Some(free_effort),
-        unlink: None,
-        copy: Some(copy),
-        defrag: None,
-        mem_usage2: None,
-        free_effort2: None,
-        unlink2: None,
-        copy2: None,
-        aux_save2: None,
-    },
-);
+pub static POOL_TYPE: RedisType =
+    RedisType::new("rr-rspool", ENCODING_VERSION, datatype::methods::<Pool>());
 
 fn pool_type() -> *mut raw::RedisModuleType {
     *POOL_TYPE.raw_type.borrow()
@@ -115,12 +91,6 @@ fn wire_until(until: u64) -> i64 {
     } else {
         until as i64
     }
-}
-
-/// A new empty pool, counted in `INFO recipes` until the server frees it.
-fn new_pool() -> Box<Pool> {
-    stats::RESOURCE_POOLS.incr();
-    Box::new(Pool::default())
 }
 
 /// The pool at `key`, `None` for a missing key.
@@ -218,11 +188,8 @@ impl Family for Pools {
 
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
         let mut key = Key::write(ctx, name);
-        match take(ctx, &mut key, &request.owner, request.lease, false) {
-            Ok(Ok(resource)) => Offer::Granted(Ok(RedisValue::StringBuffer(resource))),
-            Ok(Err(next)) => Offer::Busy(next),
-            Err(error) => Offer::Granted(Err(error)),
-        }
+        let taken = take(ctx, &mut key, &request.owner, request.lease, false);
+        Offer::of(taken.map(|taken| taken.map(RedisValue::StringBuffer)))
     }
 
     fn count(event: Event) {
@@ -245,7 +212,7 @@ fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let added = {
         let mut key = Key::write(ctx, *name);
         if key.kind() == Kind::Empty {
-            key.set_typed_value(pool_type(), new_pool())?;
+            key.set_typed_value(pool_type(), adopt(Pool::default()))?;
         }
         let Some(pool) = pool_at(&mut key)? else {
             return Err(RedisError::Str("ERR could not store the value"));
@@ -484,7 +451,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let mut key = Key::write(ctx, *name);
     if key.kind() == Kind::Empty && !parsed.is_empty() {
-        key.set_typed_value(pool_type(), new_pool())?;
+        key.set_typed_value(pool_type(), adopt(Pool::default()))?;
     }
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::SimpleStringStatic("OK"));
@@ -502,187 +469,130 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-// ---- the data type's callbacks -------------------------------------------
-
-/// # Safety
-/// `value` is a pool the server holds for this type.
-unsafe fn pool_ref<'v>(value: *const c_void) -> Option<&'v Pool> {
-    value.cast::<Pool>().as_ref()
-}
+// ---- the data type ---------------------------------------------------------
 
 unsafe fn save_bytes(rdb: *mut raw::RedisModuleIO, bytes: &[u8]) {
     api!(RedisModule_SaveStringBuffer)(rdb, bytes.as_ptr().cast(), bytes.len());
 }
 
-/// Stored form (version 1): the free count and each free resource, the one
-/// free the longest first; then the held count and each held resource with
-/// its owner and lease end (`u64::MAX`: never), in name order.
-unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
-        let save = |n: u64| api!(RedisModule_SaveUnsigned)(rdb, n);
-        save(pool.free_list().count() as u64);
-        for resource in pool.free_list() {
-            save_bytes(rdb, resource);
+/// Reads what `RedisModule_SaveStringBuffer` wrote; a short read is an error.
+unsafe fn load_bytes(rdb: *mut raw::RedisModuleIO) -> Result<Vec<u8>, &'static str> {
+    let mut len = 0;
+    let buffer = api!(RedisModule_LoadStringBuffer)(rdb, &mut len);
+    if api!(RedisModule_IsIOError)(rdb) != 0 || buffer.is_null() {
+        return Err("truncated");
+    }
+    let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), len).to_vec();
+    api!(RedisModule_Free)(buffer.cast());
+    Ok(bytes)
+}
+
+impl Stored for Pool {
+    const VERSION: i32 = ENCODING_VERSION;
+    const WHAT: &'static str = "resource pool";
+
+    /// Stored form (version 1): the free count and each free resource, the
+    /// one free the longest first; then the held count and each held
+    /// resource with its owner and lease end (`u64::MAX`: never), in name
+    /// order.
+    fn save(&self, rdb: *mut raw::RedisModuleIO) {
+        let save = |n: u64| unsafe { api!(RedisModule_SaveUnsigned)(rdb, n) };
+        save(self.free_list().count() as u64);
+        for resource in self.free_list() {
+            unsafe { save_bytes(rdb, resource) };
         }
-        save(pool.holders().count() as u64);
-        for (resource, owner, until) in pool.holders() {
-            save_bytes(rdb, resource);
-            save_bytes(rdb, owner);
+        save(self.holders().count() as u64);
+        for (resource, owner, until) in self.holders() {
+            unsafe {
+                save_bytes(rdb, resource);
+                save_bytes(rdb, owner);
+            }
             save(until);
         }
-    })
-}
-
-/// Reads a stored pool, checking everything: a truncated or hostile payload
-/// (`RESTORE` of anything) is refused, never trusted.
-unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    guard(ptr::null_mut(), || {
-        if encver != ENCODING_VERSION {
-            log_warning(&format!(
-                "<recipes> refusing a resource pool stored in encoding version {encver}"
-            ));
-            return ptr::null_mut();
-        }
-        match load(rdb) {
-            Ok(pool) => {
-                stats::RESOURCE_POOLS.incr();
-                Box::into_raw(Box::new(pool)).cast()
-            }
-            Err(why) => {
-                log_warning(&format!("<recipes> refusing a stored resource pool: {why}"));
-                ptr::null_mut()
-            }
-        }
-    })
-}
-
-unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
-    const SHORT: &str = "truncated";
-    let failed = || api!(RedisModule_IsIOError)(rdb) != 0;
-    let read = || {
-        let n = api!(RedisModule_LoadUnsigned)(rdb);
-        if failed() {
-            Err(SHORT)
-        } else {
-            Ok(n)
-        }
-    };
-    let read_bytes = || {
-        let mut len = 0;
-        let buffer = api!(RedisModule_LoadStringBuffer)(rdb, &mut len);
-        if failed() || buffer.is_null() {
-            return Err(SHORT);
-        }
-        let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), len).to_vec();
-        api!(RedisModule_Free)(buffer.cast());
-        Ok(bytes)
-    };
-    // Grown as read: a hostile count cannot make us reserve memory.
-    let mut free = Vec::new();
-    for _ in 0..read()? {
-        free.push(read_bytes()?);
     }
-    let mut held = Vec::new();
-    for _ in 0..read()? {
-        held.push((read_bytes()?, read_bytes()?, read()?));
-    }
-    Pool::restore(free, held)
-}
 
-/// Rewrites a pool as the commands that rebuild it: `POOL.ADD` of the held
-/// resources, `POOL.APPLY` holding each, then `POOL.ADD` of the free ones in
-/// their order.
-unsafe extern "C" fn aof_rewrite(
-    aof: *mut raw::RedisModuleIO,
-    key: *mut raw::RedisModuleString,
-    value: *mut c_void,
-) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
+    unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+        // Grown as read: a hostile count cannot make us reserve memory.
+        let mut free = Vec::new();
+        for _ in 0..load_unsigned(rdb)? {
+            free.push(load_bytes(rdb)?);
+        }
+        let mut held = Vec::new();
+        for _ in 0..load_unsigned(rdb)? {
+            held.push((load_bytes(rdb)?, load_bytes(rdb)?, load_unsigned(rdb)?));
+        }
+        Pool::restore(free, held)
+    }
+
+    /// The commands that rebuild a pool: `POOL.APPLY` holding each held
+    /// resource, then `POOL.ADD` of the free ones in their order.
+    fn rewrite(&self, aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) {
         let emit = api!(RedisModule_EmitAOF);
-        for (resource, owner, until) in pool.holders() {
-            emit(
-                aof,
-                c"POOL.APPLY".as_ptr(),
-                c"scbbl".as_ptr(),
-                key,
-                c"HOLD".as_ptr(),
-                resource.as_ptr(),
-                resource.len(),
-                owner.as_ptr(),
-                owner.len(),
-                wire_until(until),
-            );
+        for (resource, owner, until) in self.holders() {
+            unsafe {
+                emit(
+                    aof,
+                    c"POOL.APPLY".as_ptr(),
+                    c"scbbl".as_ptr(),
+                    key,
+                    c"HOLD".as_ptr(),
+                    resource.as_ptr(),
+                    resource.len(),
+                    owner.as_ptr(),
+                    owner.len(),
+                    wire_until(until),
+                )
+            };
         }
-        for resource in pool.free_list() {
-            emit(
-                aof,
-                c"POOL.ADD".as_ptr(),
-                c"sb".as_ptr(),
-                key,
-                resource.as_ptr(),
-                resource.len(),
-            );
+        for resource in self.free_list() {
+            unsafe {
+                emit(
+                    aof,
+                    c"POOL.ADD".as_ptr(),
+                    c"sb".as_ptr(),
+                    key,
+                    resource.as_ptr(),
+                    resource.len(),
+                )
+            };
         }
-    })
-}
+    }
 
-/// `DEBUG DIGEST-VALUE`: the free resources in order, then each holder. A
-/// primary and its replicas store the same state (only the primary reclaims
-/// ended leases, and replicates that), so their digests agree.
-unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
-    guard((), || {
-        let Some(pool) = pool_ref(value) else { return };
-        let add = |bytes: &[u8]| {
+    /// `DEBUG DIGEST-VALUE`: the free resources in order, then each holder.
+    /// A primary and its replicas store the same state (only the primary
+    /// reclaims ended leases, and replicates that), so their digests agree.
+    fn digest(&self, md: *mut raw::RedisModuleDigest) {
+        let add = |bytes: &[u8]| unsafe {
             api!(RedisModule_DigestAddStringBuffer)(
                 md,
                 bytes.as_ptr().cast_mut().cast(),
                 bytes.len(),
             )
         };
-        for resource in pool.free_list() {
+        let end = || unsafe { api!(RedisModule_DigestEndSequence)(md) };
+        for resource in self.free_list() {
             add(resource);
         }
-        api!(RedisModule_DigestEndSequence)(md);
-        for (resource, owner, until) in pool.holders() {
+        end();
+        for (resource, owner, until) in self.holders() {
             add(resource);
             add(owner);
-            api!(RedisModule_DigestAddLongLong)(md, wire_until(until));
-            api!(RedisModule_DigestEndSequence)(md);
+            unsafe { api!(RedisModule_DigestAddLongLong)(md, wire_until(until)) };
+            end();
         }
-    })
-}
-
-unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
-    guard(0, || pool_ref(value).map_or(0, Pool::memory))
-}
-
-unsafe extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    guard(1, || pool_ref(value).map_or(1, Pool::allocations))
-}
-
-unsafe extern "C" fn free(value: *mut c_void) {
-    if !value.is_null() {
-        guard((), || {
-            drop(Box::from_raw(value.cast::<Pool>()));
-            stats::RESOURCE_POOLS.add(-1);
-        });
     }
-}
 
-unsafe extern "C" fn copy(
-    _from: *mut raw::RedisModuleString,
-    _to: *mut raw::RedisModuleString,
-    value: *const c_void,
-) -> *mut c_void {
-    guard(ptr::null_mut(), || match pool_ref(value) {
-        Some(pool) => {
-            stats::RESOURCE_POOLS.incr();
-            Box::into_raw(Box::new(pool.clone())).cast()
-        }
-        None => ptr::null_mut(),
-    })
+    fn memory(&self) -> usize {
+        Pool::memory(self)
+    }
+
+    fn allocations(&self) -> usize {
+        Pool::allocations(self)
+    }
+
+    fn count(&self, sign: i64) {
+        stats::RESOURCE_POOLS.add(sign);
+    }
 }
 
 // ---- registration --------------------------------------------------------

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod block;
 pub mod command;
+pub mod datatype;
 pub mod key;
 pub mod panic;
 pub mod replicate;
