@@ -1169,12 +1169,12 @@ server_tests! {
                 cmd(&["ACL", "CAT", category]).query(admin).unwrap()
             };
             for (category, expected) in [
-                ("write", &["idgen.next", "lock.acquire", "article.create", "cache.setjson", "idpool.next", "idpool.create", "rate.limit", "rate.reset", "pool.add", "pool.acquire", "pool.release"][..]),
-                ("read", &["idgen.current", "article.get", "article.byslug", "cache.getjson", "idpool.info", "rate.peek", "pool.info", "pool.holders"][..]),
-                ("fast", &["idgen.next", "lock.releaseif", "article.view", "idpool.next", "idpool.info", "rate.limit", "rate.peek", "rate.reset", "pool.release", "pool.renew", "pool.info"][..]),
+                ("write", &["idgen.next", "lock.acquire", "article.create", "cache.setjson", "idpool.next", "idpool.create", "rate.limit", "rate.reset"][..]),
+                ("read", &["idgen.current", "article.get", "article.byslug", "cache.getjson", "idpool.info", "rate.peek"][..]),
+                ("fast", &["idgen.next", "lock.releaseif", "article.view", "idpool.next", "idpool.info", "rate.limit", "rate.peek", "rate.reset"][..]),
                 ("hash", &["article.create", "article.get", "cache.hset"][..]),
                 ("string", &["cache.setjson", "cache.getjson"][..]),
-                ("blocking", &["lock.acquire", "pool.acquire", "idpool.next"][..]),
+                ("blocking", &["lock.acquire"][..]),
             ] {
                 let found = members(category, &mut admin);
                 for name in expected {

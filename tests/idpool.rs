@@ -513,7 +513,7 @@ server_tests! {
     fn command_metadata_and_cluster_routing(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        for words in [
+        let calls = [
             vec!["IDPOOL.CREATE", "k", "10", "TTL", "5"],
             vec!["IDPOOL.NEXT", "k", "TTL", "5"],
             vec!["IDPOOL.RELEASE", "k", "1"],
@@ -521,13 +521,8 @@ server_tests! {
             vec!["IDPOOL.INFO", "k"],
             vec!["IDPOOL.RESIZE", "k", "5"],
             vec!["IDPOOL.APPLY", "k", "5", "1", "FREE", "2", "LEASE", "3", "0"],
-        ] {
-            assert_eq!(harness::getkeys(&mut con, &words), ["k"], "{words:?}");
-        }
-        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "IDPOOL.NEXT"]).query::<Value>(&mut con).unwrap());
-        for expected in ["Leases the first free ID", "O(log N)", "TTL", "optional"] {
-            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
-        }
+        ];
+        harness::check_keys_and_docs(&mut con, &calls, "k", "IDPOOL.NEXT", &["Leases the first free ID", "O(log N)", "TTL", "optional"]);
         drop(con);
         drop(server);
 

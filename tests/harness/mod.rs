@@ -712,6 +712,34 @@ pub fn commands_run(con: &mut Connection) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Checks that `COMMAND GETKEYS` finds exactly `key` in each of `calls` and
+/// that `COMMAND DOCS command` mentions each of `expected`.
+pub fn check_keys_and_docs(
+    con: &mut Connection,
+    calls: &[Vec<&str>],
+    key: &str,
+    command: &str,
+    expected: &[&str],
+) {
+    for words in calls {
+        assert_eq!(getkeys(con, words), [key], "{words:?}");
+    }
+    let docs = format!(
+        "{:?}",
+        redis::cmd("COMMAND")
+            .arg("DOCS")
+            .arg(command)
+            .query::<Value>(con)
+            .unwrap()
+    );
+    for expected in expected {
+        assert!(
+            docs.contains(expected),
+            "COMMAND DOCS lacks {expected}: {docs}"
+        );
+    }
+}
+
 /// What `COMMAND GETKEYS` finds in a command.
 pub fn getkeys(con: &mut Connection, words: &[&str]) -> Vec<String> {
     let mut command = redis::cmd("COMMAND");
