@@ -60,6 +60,7 @@ test: build redis8-deps
 	python3 -m pytest clients/python/tests -q -p no:cacheprovider
 
 bench: build redis8-deps
+	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS8_SERVER=$$redis8 VALKEY_SERVER=$(valkey_server) bash bench/run.sh
 

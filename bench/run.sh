@@ -425,7 +425,7 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool} "
+families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
@@ -638,5 +638,13 @@ wants pool && {
   printf '%s\n' "${pool_table[@]}"
 } | tee "$pool_results.tmp"
 wants pool && mv "$pool_results.tmp" "$pool_results"
+
+# Instructions per call under callgrind, each hot command against its
+# built-in: what a call costs without the machine's noise, split into the
+# module's own code and the module API (bench/cost.py).
+if wants cost; then
+  REDIS_SERVER=$(command -v redis-server) python3 bench/cost.py bench/results/cost.md
+  cat bench/results/cost.md
+fi
 
 exit 0

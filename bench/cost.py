@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""What a call costs the server, in instructions: every hot command against its
+built-in, counted by callgrind instead of timed, so the numbers do not move
+with the load on a shared machine.
+
+Each server runs under `valgrind --tool=callgrind` with the module loaded.
+For each command, the counters are zeroed, redis-benchmark sends the calls
+(50 clients, pipeline 16, as in `hot.md`), and the counters are dumped; a call
+costs the dump's total divided by the number of calls, the server's request
+handling included. The module's share is split into its own code (instructions
+executed inside librecipes.so), the module API it calls (key handles, hash
+reads, replies, `RedisModule_Replicate`, …) and the dispatch around it (the
+context of a module command). The last column is what the ratio would be if
+the module's own code cost nothing: where even that misses the target, no code
+in the module can meet it, and what remains is the module API.
+
+Usage: cost.py OUTPUT.md  (servers from REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER;
+module from RECIPES_MODULE; COST_CALLS calls per command, default 20000).
+"""
+
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+MODULE = os.environ.get("RECIPES_MODULE", os.path.abspath("target/release/librecipes.so"))
+CALLS = int(os.environ.get("COST_CALLS", "20000"))
+MODULE_OBJECT = os.path.basename(MODULE)
+
+DOC = json.dumps(
+    {"id": 10086, "name": "Peter", "tags": ["t%d" % i for i in range(12)], "bio": "x" * 90},
+    separators=(",", ":"),
+)
+
+# (our command, the built-in, target ratio, setup commands run after FLUSHALL)
+ROWS = [
+    ("IDGEN.NEXT gen:b", "INCR gen:a", 0.9, []),
+    ("IDGEN.NEXT ids2 FIELD f", "HINCRBY ids f 1", 0.9, []),
+    ("ARTICLE.VIEW art:read", "HINCRBY art:read views 1", 0.9,
+     [["ARTICLE.CREATE", "art:read", "hello", "some-body-text", "peter"]]),
+    ("ARTICLE.GET art:read", "HGETALL art:read", 0.9,
+     [["ARTICLE.CREATE", "art:read", "hello", "some-body-text", "peter"]]),
+    ("ARTICLE.CREATE art:__rand_int__ hello some-body-text peter",
+     "HSET art:__rand_int__ title hello content some-body-text author peter created_at 1700000000000",
+     0.8, []),
+    ("LOCK.ACQUIRE lock:__rand_int__ tok PX 60000", "SET lock:__rand_int__ tok NX PX 60000", 0.8, []),
+    ("CACHE.SETJSON page:__rand_int__ " + DOC, "SET page:__rand_int__ " + DOC, 0.6, []),
+    ("IDPOOL.NEXT pool:hot TTL 60000", "INCR gen:a", 0.6, [["IDPOOL.CREATE", "pool:hot", "1000000"]]),
+    ("RATE.LIMIT rl:ours 1000000 1000000", "INCR rl:incr", 0.6, []),
+]
+
+LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:([*>])\s+)?(.*?)(?: \(([\d,]+)x\))?(?: \[(.*)\])?\s*$")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cli(port, *args):
+    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True).stdout.strip()
+
+
+def wait_ready(port, seconds=120):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if cli(port, "ping") == "PONG":
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"the server on port {port} did not start")
+
+
+def function_name(name):
+    # "file:function"; Rust paths contain "::", file names no ":".
+    return re.sub(r"^[^:]*:(?!:)", "", name, count=1)
+
+
+def parse(dump):
+    """→ total, own (exclusive in the module), api (server functions the module
+    called, inclusive), replicate (of api: Replicate), dispatch."""
+    total = None
+    with open(dump) as f:
+        for line in f:
+            if line.startswith("summary:") or (total is None and line.startswith("totals:")):
+                total = int(line.split()[1])
+    flat = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no", dump],
+                          capture_output=True, text=True).stdout
+    own = 0
+    for line in flat.splitlines():
+        m = LINE.match(line)
+        if m and not m.group(2) and (m.group(5) or "").endswith(MODULE_OBJECT):
+            own += int(m.group(1).replace(",", ""))
+    tree = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--tree=calling", "--threshold=100",
+                           "--auto=no", dump], capture_output=True, text=True).stdout
+    api = replicate = dispatch = 0
+    caller, caller_cost, caller_ours = None, 0, False
+    for line in tree.splitlines():
+        m = LINE.match(line)
+        if not m or not m.group(2):
+            continue
+        # callgrind_annotate leaves out the object of a function whose source
+        # file it knows: the module's functions always show theirs.
+        cost, mark, name = int(m.group(1).replace(",", "")), m.group(2), function_name(m.group(3))
+        ours = (m.group(5) or "").endswith(MODULE_OBJECT)
+        if mark == "*":
+            caller, caller_cost, caller_ours = name, cost, ours
+            continue
+        if caller_ours and not ours:
+            api += cost
+            if re.fullmatch(r"[RV]M_Replicate", name):
+                replicate += cost
+        # The dispatcher (listed once per spelling of its file's path, with
+        # its callees under one of them) less the module command it calls.
+        if caller and caller.endswith("ModuleCommandDispatcher") and ours:
+            dispatch = max(dispatch, caller_cost - cost)
+    return {"total": total or 0, "own": own, "api": api, "replicate": replicate, "dispatch": dispatch}
+
+
+class Server:
+    def __init__(self, binary, scenario):
+        self.dir = tempfile.mkdtemp()
+        self.port = free_port()
+        config = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
+                  "--loadmodule", MODULE, "--logfile", os.path.join(self.dir, "log")]
+        self.replica = None
+        if scenario == "replica + AOF":
+            config += ["--appendonly", "yes", "--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "0"]
+        else:
+            config += ["--appendonly", "no"]
+        self.dumps = os.path.join(self.dir, "cg")
+        self.process = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.dumps}.%p", binary, *config],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_ready(self.port)
+        if scenario == "replica + AOF":
+            self.replica_dir = tempfile.mkdtemp()
+            self.replica_port = free_port()
+            self.replica = subprocess.Popen(
+                [binary, "--port", str(self.replica_port), "--bind", "127.0.0.1", "--dir", self.replica_dir,
+                 "--save", "", "--appendonly", "no", "--loadmodule", MODULE,
+                 "--replicaof", "127.0.0.1", str(self.port)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_ready(self.replica_port)
+            deadline = time.time() + 120
+            while "master_link_status:up" not in cli(self.replica_port, "info", "replication"):
+                if time.time() > deadline:
+                    raise SystemExit("the replica did not connect")
+                time.sleep(0.2)
+
+    def measure(self, command, setup):
+        cli(self.port, "flushall")
+        for words in setup:
+            cli(self.port, *words)
+        before = set(glob.glob(self.dumps + ".*.*"))
+        control = ["callgrind_control"]
+        subprocess.run(control + ["-z", str(self.process.pid)], capture_output=True, check=True)
+        subprocess.run(["redis-benchmark", "-p", str(self.port), "-c", "50", "-P", "16", "-n", str(CALLS),
+                        "-r", "1000000000", "-q", *command.split()], capture_output=True, check=True)
+        subprocess.run(control + ["--dump", str(self.process.pid)], capture_output=True, check=True)
+        for _ in range(600):
+            new = set(glob.glob(self.dumps + ".*.*")) - before
+            if new:
+                dump = new.pop()
+                time.sleep(0.2)
+                result = parse(dump)
+                os.remove(dump)
+                return {k: v / CALLS for k, v in result.items()}
+            time.sleep(0.1)
+        raise SystemExit("callgrind wrote no dump")
+
+    def version(self):
+        info = cli(self.port, "info", "server")
+        name = "Valkey" if "valkey_version" in info else "Redis"
+        key = "valkey_version" if name == "Valkey" else "redis_version"
+        for line in info.splitlines():
+            if line.startswith(key + ":"):
+                return f"{name} {line.split(':', 1)[1].strip()}"
+        return name
+
+    def stop(self):
+        for process in (self.replica, self.process):
+            if process:
+                process.terminate()
+                try:
+                    process.wait(60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.replica:
+            shutil.rmtree(self.replica_dir, ignore_errors=True)
+
+
+def main():
+    out = sys.argv[1]
+    binaries = [os.environ.get("REDIS_SERVER") or shutil.which("redis-server"),
+                os.environ.get("REDIS8_SERVER"), os.environ.get("VALKEY_SERVER")]
+    rows = []
+    for binary in filter(None, binaries):
+        if not os.access(binary, os.X_OK):
+            continue
+        for scenario in ("standalone", "replica + AOF"):
+            server = Server(binary, scenario)
+            try:
+                label = server.version()
+                for ours, builtin, target, setup in ROWS:
+                    theirs = server.measure(builtin, setup)
+                    mine = server.measure(ours, setup)
+                    rows.append((label, scenario, ours, builtin, target, mine, theirs))
+                    print(f"{label} {scenario}: {ours.split()[0]} {mine['total']:.0f} vs "
+                          f"{builtin.split()[0]} {theirs['total']:.0f}", file=sys.stderr)
+            finally:
+                server.stop()
+    write(out, rows)
+
+
+def short(command):
+    words = command.split()
+    return " ".join(w if len(w) < 24 else "<%d B>" % len(w) for w in words)
+
+
+def write(out, rows):
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+    with open(out, "w") as f:
+        f.write("# What a call costs: instructions per call (callgrind)\n\n")
+        f.write(f"Machine: {os.cpu_count()} cores ({cpu}), {os.uname().sysname} {os.uname().release}; "
+                f"{time.strftime('%Y-%m-%d', time.gmtime())}. valgrind --tool=callgrind, counters zeroed before and\n")
+        f.write(f"dumped after {CALLS:,} calls from redis-benchmark (50 clients, pipeline 16, random keys where\n"
+                "the command has `__rand_int__`); a call's cost is everything the server executed divided by the\n"
+                "calls: reading and parsing the request, the command, propagation, the reply. Counts are exact and\n"
+                "do not move with the machine's load, unlike requests/s; time adds what callgrind does not count\n"
+                "(system calls, cache misses), alike for both sides. *replica + AOF*: `appendonly yes`,\n"
+                "`appendfsync everysec`, one replica attached (not counted). Produced by `bench/cost.py`.\n\n")
+        f.write("Of our call: *module code* is what ran inside the module itself; *module API* is what the server\n"
+                "ran for the API functions the module called (opening keys, hash reads and writes, replies,\n"
+                "keyspace events, replication), *of it Replicate* the share of `RedisModule_Replicate` (an\n"
+                "effect); *dispatch* the module command's context. *× built-in* is the built-in's count over\n"
+                "ours (the speed ratio if time followed instructions). *without module code* is that ratio with\n"
+                "the module's own code taken away: where it is below the target, no change to the module's\n"
+                "code can meet the target.\n\n")
+        f.write("| server | scenario | command | instr/call | built-in | instr/call | × built-in | target "
+                "| module code | module API | of it Replicate | dispatch | without module code | verdict |\n")
+        f.write("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+        for label, scenario, ours, builtin, target, mine, theirs in rows:
+            ratio = theirs["total"] / mine["total"] if mine["total"] else 0
+            bound = theirs["total"] / (mine["total"] - mine["own"]) if mine["total"] > mine["own"] else 0
+            if ratio >= target:
+                verdict = "met"
+            elif bound < target:
+                verdict = "out of the module's reach"
+            else:
+                cut = mine["total"] - theirs["total"] / target
+                verdict = f"needs {cut:,.0f} of the {mine['own']:,.0f} module instructions cut"
+            f.write(f"| {label} | {scenario} | `{short(ours)}` | {mine['total']:,.0f} | `{short(builtin)}` | "
+                    f"{theirs['total']:,.0f} | {ratio:.2f}× | ≥ {target}× | {mine['own']:,.0f} | {mine['api']:,.0f} | "
+                    f"{mine['replicate']:,.0f} | {mine['dispatch']:,.0f} | {bound:.2f}× | {verdict} |\n")
+
+
+if __name__ == "__main__":
+    main()
