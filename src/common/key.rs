@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg, NOT_AN_INTEGER};
-use super::replicate::create_string;
+use super::replicate::{create_string, integer_string};
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -393,7 +393,7 @@ pub struct OwnedString<'a> {
 
 impl<'a> OwnedString<'a> {
     pub fn from_i64(ctx: &'a Context, value: i64) -> Self {
-        let inner = unsafe { api!(RedisModule_CreateStringFromLongLong)(ctx.get_raw(), value) };
+        let inner = integer_string(ctx.get_raw(), value);
         Self { ctx, inner }
     }
 

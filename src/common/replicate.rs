@@ -66,9 +66,7 @@ pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
     for (slot, word) in argv.iter_mut().zip(words) {
         *slot = match *word {
             Word::Arg(arg) => arg.as_ptr(),
-            Word::Int(value) => unsafe {
-                api!(RedisModule_CreateStringFromLongLong)(raw_ctx, value)
-            },
+            Word::Int(value) => integer_string(raw_ctx, value),
             Word::Token(token) => fixed_string(token),
             Word::Bytes(bytes) => create_string(raw_ctx, bytes),
         };
@@ -89,6 +87,17 @@ pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
             unsafe { api!(RedisModule_FreeString)(raw_ctx, *string) };
         }
     }
+}
+
+/// A server string of an integer's digits. Formatting them here and handing
+/// the bytes over costs about 100 instructions less than
+/// `RedisModule_CreateStringFromLongLong` (callgrind), whose `ll2string` is
+/// slower than `itoa`.
+pub(super) fn integer_string(
+    ctx: *mut raw::RedisModuleCtx,
+    value: i64,
+) -> *mut raw::RedisModuleString {
+    create_string(ctx, itoa::Buffer::new().format(value).as_bytes())
 }
 
 pub(super) fn create_string(
