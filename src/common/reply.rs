@@ -4,7 +4,7 @@
 //! turns each `char` into a byte with `c as u8` and unwraps a `CString`, so a
 //! character whose code point is a multiple of 256 (`가`, `一`, `Ā`) became a
 //! NUL byte and a panic that aborted the server. Here an error or status line
-//! is made safe first ([`line`]), so building it cannot fail, and text quoted
+//! is made safe first ([`with_line`]), so building it cannot fail, and text quoted
 //! from a client goes through [`quote`], which keeps valid UTF-8 as it is.
 
 use std::ffi::{CStr, CString};
