@@ -66,13 +66,8 @@ fn load(ctx: &Context) -> Status {
         common::panic::log_warning(&message);
         return Status::Err;
     }
-    // Each command signals exactly the keys it changed (see `Key::written`),
-    // so a WATCH is not aborted by a command that changed nothing. A short
-    // read of a stored value (a truncated `RESTORE` payload) is reported to
-    // the loader, which refuses it, instead of stopping the server.
-    ctx.set_module_options(
-        ModuleOptions::NO_IMPLICIT_SIGNAL_MODIFIED | ModuleOptions::HANDLE_IO_ERRORS,
-    );
+    // Each command signals exactly the keys it changed (see `key::OPTIONS`).
+    ctx.set_module_options(ModuleOptions::from_bits_truncate(common::key::OPTIONS));
     common::wait::init(ctx, &WAITING);
     common::stats::register(ctx.get_raw(), common::wait::figures_all);
     let families = [

@@ -323,7 +323,6 @@ required_api!(
     RedisModule_CreateString,
     RedisModule_Replicate,
     RedisModule_NotifyKeyspaceEvent,
-    RedisModule_SignalModifiedKey,
     RedisModule_SetModuleOptions,
     RedisModule_Log,
     RedisModule_DeleteKey,

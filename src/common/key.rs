@@ -2,6 +2,7 @@
 //! wrapped so a key is always closed and every write is announced like a
 //! built-in's: `WATCH`/client-tracking invalidation and a keyspace event.
 
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::c_int;
 use std::ptr;
@@ -27,7 +28,20 @@ pub struct Key<'a> {
     ctx: &'a Context,
     name: Arg<'a>,
     inner: *mut raw::RedisModuleKey,
+    /// Changed by this command: closing the key signals it (see [`OPTIONS`]).
+    changed: Cell<bool>,
 }
+
+/// The module's options. Keys are not signalled as modified when closed, so
+/// a command that changed nothing does not abort a `WATCH`; a key this module
+/// changed is signalled as it closes, by lifting the option for that one
+/// close. Closing signals from the open key's own value, where
+/// `RedisModule_SignalModifiedKey` looks the key up again: on Redis 8 that
+/// second lookup cost about 340 instructions a write (`bench/results/cost.md`).
+/// A short read of a stored value (a truncated `RESTORE` payload) is reported
+/// to the loader, which refuses it, instead of stopping the server.
+pub const OPTIONS: c_int = (raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED
+    | raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS) as c_int;
 
 impl<'a> Key<'a> {
     pub fn read(ctx: &'a Context, name: Arg<'a>) -> Self {
@@ -45,6 +59,7 @@ impl<'a> Key<'a> {
             ctx,
             name,
             inner: inner.cast(),
+            changed: Cell::new(false),
         }
     }
 
@@ -261,10 +276,11 @@ impl<'a> Key<'a> {
         );
     }
 
-    /// Announces a write to this key: invalidates `WATCH` and client-tracking
-    /// caches, then fires the keyspace event, exactly as a built-in does.
+    /// Announces a write to this key as a built-in does: fires the keyspace
+    /// event now, and invalidates `WATCH` and client-tracking caches when the
+    /// key closes, before the command returns.
     pub fn written(&self, class: c_int, event: &CStr) {
-        unsafe { api!(RedisModule_SignalModifiedKey)(self.ctx.get_raw(), self.name.as_ptr()) };
+        self.changed.set(true);
         self.notify(class, event);
     }
 
@@ -280,11 +296,26 @@ impl<'a> Key<'a> {
 
 impl Drop for Key<'_> {
     fn drop(&mut self) {
-        if !self.inner.is_null() {
-            unsafe { api!(RedisModule_CloseKey)(self.inner) };
+        if self.inner.is_null() {
+            return;
+        }
+        let close = api!(RedisModule_CloseKey);
+        if self.changed.get() {
+            let set_options = api!(RedisModule_SetModuleOptions);
+            let ctx = self.ctx.get_raw();
+            // Nothing runs between the two option changes but the close.
+            unsafe {
+                set_options(ctx, OPTIONS & !NO_IMPLICIT_SIGNAL);
+                close(self.inner);
+                set_options(ctx, OPTIONS);
+            }
+        } else {
+            unsafe { close(self.inner) };
         }
     }
 }
+
+const NO_IMPLICIT_SIGNAL: c_int = raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int;
 
 /// A hash field name: a command argument, or one fixed by the module.
 #[derive(Clone, Copy)]
