@@ -245,14 +245,15 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 
 /// Leases the next free ID to a caller of `IDPOOL.NEXT` asking `ttl` (the
 /// pool's default without), replicating it: verbatim when `verbatim` allows
-/// and the clock played no part, else as its effect. `Err(next)`: the pool
-/// is full; `next` is when its first lease will have ended.
+/// and the clock played no part, else as its effect. The ID and its lease's
+/// end, or `Err(next)`: the pool is full; `next` is when its first lease
+/// will have ended.
 fn lease_next(
     ctx: &Context,
     key: &mut Key,
     ttl: Option<u64>,
     verbatim: bool,
-) -> Result<Result<u32, Option<i64>>, RedisError> {
+) -> Result<Result<(u32, u64), Option<i64>>, RedisError> {
     let name = key.name();
     let pool = existing(key)?;
     let now = now();
@@ -276,12 +277,18 @@ fn lease_next(
         return Ok(Err(next));
     };
     key.written(EVENT_CLASS, c"idpool.next");
-    Ok(Ok(id))
+    Ok(Ok((id, expiry)))
 }
 
 /// What a client waiting in `IDPOOL.NEXT … WAIT` asked for.
 pub struct Request {
     ttl: Option<u64>,
+}
+
+/// What a hand-off gave a waiter: an ID, leased until `expiry`.
+pub struct Handed {
+    id: u32,
+    expiry: u64,
 }
 
 /// IDPOOL's waits (see `common/wait.rs`).
@@ -291,6 +298,7 @@ static WAITS: Waits<Request> = Waits::new();
 
 impl Family for Waiting {
     type Request = Request;
+    type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"idpools_with_waiters";
 
     fn waits() -> &'static Waits<Request> {
@@ -299,10 +307,32 @@ impl Family for Waiting {
 
     /// A freed ID goes to the waiter, as the lease it asked for; a pool
     /// deleted meanwhile answers as `IDPOOL.NEXT` would now.
-    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let mut key = Key::write(ctx, name);
         let taken = lease_next(ctx, &mut key, request.ttl, false);
-        Offer::of(taken.map(|taken| taken.map(|id| RedisValue::Integer(i64::from(id)))))
+        Offer::of(taken.map(|taken| {
+            taken.map(|(id, expiry)| (RedisValue::Integer(i64::from(id)), Handed { id, expiry }))
+        }))
+    }
+
+    /// A hand-off whose reply never reached the waiter: the ID is freed if
+    /// that lease still holds it, replicated as `IDPOOL.APPLY … FREE id`.
+    fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
+        let mut key = Key::write(ctx, name);
+        let Ok(pool) = existing(&mut key) else {
+            return false;
+        };
+        if pool.lease(handed.id) != Some(handed.expiry) {
+            return false;
+        }
+        let before = pool.stored();
+        pool.release(handed.id);
+        count_leases(before, pool);
+        let mut freed = Freed::default();
+        freed.push(handed.id);
+        replicate_effect(ctx, name, pool, &freed, None);
+        key.written(EVENT_CLASS, c"idpool.release");
+        true
     }
 
     fn count(event: Event) {
@@ -328,7 +358,7 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, true)? {
-            Ok(id) => return Ok(RedisValue::Integer(i64::from(id))),
+            Ok((id, _)) => return Ok(RedisValue::Integer(i64::from(id))),
             Err(next) => next,
         }
     };

@@ -53,6 +53,12 @@ pub struct Request {
     fence: Option<Vec<u8>>,
 }
 
+/// What a hand-off gave a waiter: its token, until its lease's end.
+pub struct Handed {
+    token: Vec<u8>,
+    expire_at: Option<i64>,
+}
+
 /// LOCK's waits (see `common/wait.rs`).
 pub struct Locks;
 
@@ -60,6 +66,7 @@ static WAITS: Waits<Request> = Waits::new();
 
 impl Family for Locks {
     type Request = Request;
+    type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"locks_with_waiters";
 
     fn waits() -> &'static Waits<Request> {
@@ -68,7 +75,7 @@ impl Family for Locks {
 
     /// A free lock goes to the waiter, as the acquisition it asked for; a
     /// held one is looked at again just after its lease ends.
-    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let lock = Key::write(ctx, name);
         if lock.kind() != Kind::Empty {
             // A key expires once its time has passed, so look 1 ms after.
@@ -79,14 +86,28 @@ impl Family for Locks {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        Offer::Granted(grant(
-            ctx,
-            &lock,
-            fence.as_ref(),
-            &request.token,
-            request.lease,
-            false,
-        ))
+        let expire_at = lease_end(request.lease);
+        let granted = grant(ctx, &lock, fence.as_ref(), &request.token, expire_at, false);
+        let handed = Handed {
+            token: request.token.clone(),
+            expire_at,
+        };
+        Offer::of(granted.map(|reply| Ok((reply, handed))))
+    }
+
+    /// A hand-off whose reply never reached the waiter: the lock is released
+    /// if that grant still holds it (the fencing token it took stays used:
+    /// fences only rise). Replicated as `DEL key`.
+    fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
+        let lock = Key::write(ctx, name);
+        let held = matches!(lock.string(), Ok(Some(token)) if token == handed.token.as_slice())
+            && lock.expire_at() == handed.expire_at;
+        if held {
+            lock.delete();
+            lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+            replicate::effect(ctx, c"DEL", &[Word::Arg(name)]);
+        }
+        held
     }
 
     fn count(event: Event) {
@@ -135,8 +156,22 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         fence_key.integer()?;
     }
     match holder {
-        Holder::Nobody => grant(ctx, &lock, fence_key.as_ref(), token, lease, false),
-        Holder::Caller => grant(ctx, &lock, fence_key.as_ref(), token, lease, true),
+        Holder::Nobody => grant(
+            ctx,
+            &lock,
+            fence_key.as_ref(),
+            token,
+            lease_end(lease),
+            false,
+        ),
+        Holder::Caller => grant(
+            ctx,
+            &lock,
+            fence_key.as_ref(),
+            token,
+            lease_end(lease),
+            true,
+        ),
         Holder::Other => {
             let Some(wait) = wait else {
                 return Ok(RedisValue::Null);
@@ -166,16 +201,23 @@ enum Holder {
     Other,
 }
 
-/// Makes `token` the holder, with a lease counted from now and, with a fence
-/// key, the next fencing token (`again`: the holder re-acquiring keeps its
-/// token). Everything is checked before anything is written. Replicated as
+/// The end of a lease of `ms` from now (none without a lease). A lease ends
+/// at a time of this server's clock: replicated as its effect, with that
+/// absolute time.
+fn lease_end(lease: Option<i64>) -> Option<i64> {
+    lease.map(|ms| now_ms().saturating_add(ms))
+}
+
+/// Makes `token` the holder until `expire_at` and, with a fence key, the
+/// next fencing token (`again`: the holder re-acquiring keeps its token).
+/// Everything is checked before anything is written. Replicated as
 /// `SET key token [PXAT t]` and `SET fencekey n KEEPTTL`.
 fn grant(
     ctx: &Context,
     lock: &Key,
     fence: Option<&Key>,
     token: &[u8],
-    lease: Option<i64>,
+    expire_at: Option<i64>,
     again: bool,
 ) -> RedisResult {
     let fencing = match fence {
@@ -188,9 +230,6 @@ fn grant(
             )),
         },
     };
-    // A lease ends at a time of this server's clock: replicated as its
-    // effect, with that absolute time.
-    let expire_at = lease.map(|ms| now_ms().saturating_add(ms));
     lock.set_value(token, expire_at)?;
     let (name, value) = (Word::Arg(lock.name()), Word::Bytes(token));
     match expire_at {

@@ -173,6 +173,12 @@ pub struct Request {
     lease: Option<i64>,
 }
 
+/// What a hand-off gave a waiter: a resource, held by its owner.
+pub struct Handed {
+    resource: Vec<u8>,
+    owner: Vec<u8>,
+}
+
 /// POOL's waits (see `common/wait.rs`).
 pub struct Pools;
 
@@ -180,16 +186,41 @@ static WAITS: Waits<Request> = Waits::new();
 
 impl Family for Pools {
     type Request = Request;
+    type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"pools_with_waiters";
 
     fn waits() -> &'static Waits<Request> {
         &WAITS
     }
 
-    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer {
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let mut key = Key::write(ctx, name);
         let taken = take(ctx, &mut key, &request.owner, request.lease, false);
-        Offer::of(taken.map(|taken| taken.map(RedisValue::StringBuffer)))
+        Offer::of(taken.map(|taken| {
+            taken.map(|resource| {
+                let handed = Handed {
+                    resource: resource.clone(),
+                    owner: request.owner.clone(),
+                };
+                (RedisValue::StringBuffer(resource), handed)
+            })
+        }))
+    }
+
+    /// A hand-off whose reply never reached the waiter: the resource is
+    /// freed if that owner still holds it, replicated as `POOL.APPLY key
+    /// FREE resource`.
+    fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
+        let mut key = Key::write(ctx, name);
+        let Ok(Some(pool)) = pool_at(&mut key) else {
+            return false;
+        };
+        if !pool.release(&handed.resource, &handed.owner) {
+            return false;
+        }
+        replicate_effect(ctx, name, &[handed.resource.as_slice().into()], None);
+        key.written(EVENT_CLASS, c"pool.release");
+        true
     }
 
     fn count(event: Event) {

@@ -2,11 +2,18 @@
 //!
 //! A command that must wait parks its client here with no server-side timeout:
 //! the family keeps the client in its own queue and deadline, and later ends
-//! the wait with [`Parked::finish`]. The server may also end it first, when the
-//! client disconnects or `CLIENT UNBLOCK` names it; the family's
-//! [`Waitlist::forget`] then drops the client from its queue and the client is
-//! freed here. Every callback runs under [`guard`], so a panic never crosses
-//! into the server.
+//! the wait with [`Parked::finish`] (or [`Parked::grant`], for a reply that
+//! carries something taken for the client). The server may also end it
+//! first, when the client disconnects, is killed, or `CLIENT UNBLOCK` names
+//! it; the family's [`Waitlist::forget`] then drops the client from its
+//! queue and the client is freed here.
+//!
+//! A grant's reply reaches the client only when the server runs the reply
+//! callback, a little after [`Parked::grant`]. A client unblocked, killed or
+//! disconnected in between never gets it: the server then skips the reply
+//! callback and frees the private data, and the grant's `undelivered`
+//! callback runs from there, so that what was taken goes back. Every
+//! callback runs under [`guard`], so a panic never crosses into the server.
 
 use std::os::raw::{c_int, c_void};
 use std::ptr;
@@ -23,11 +30,11 @@ use crate::api;
 pub trait Waitlist {
     /// Removes the client from the family's queues. `false` when it is not
     /// there (its wait was already finished).
-    fn forget(client: ParkedId) -> bool;
+    fn forget(ctx: &Context, client: ParkedId) -> bool;
 }
 
 /// Identifies a parked client (comparable; not a handle).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct ParkedId(*mut raw::RedisModuleBlockedClient);
 
 /// A parked client, owned by the family's queue until it is finished or
@@ -66,9 +73,48 @@ impl Parked {
 
     /// Ends the wait: the client gets `reply` as its command's reply.
     pub fn finish(self, reply: RedisResult) {
-        let reply = Box::into_raw(Box::new(reply));
-        unsafe { api!(RedisModule_UnblockClient)(self.0, reply.cast()) };
+        self.end(Delivery {
+            reply: Some(reply),
+            undelivered: None,
+        });
     }
+
+    /// Ends the wait with a reply that hands the client something taken for
+    /// it. If the reply never reaches the client (it was unblocked, killed or
+    /// disconnected first), `undelivered` runs instead, in a context without
+    /// a client: it may start a timer, not open keys.
+    pub fn grant(self, reply: RedisValue, undelivered: Undelivered) {
+        self.end(Delivery {
+            reply: Some(Ok(reply)),
+            undelivered: Some(undelivered),
+        });
+    }
+
+    fn end(self, delivery: Delivery) {
+        let delivery = Box::into_raw(Box::new(delivery));
+        unsafe { api!(RedisModule_UnblockClient)(self.0, delivery.cast()) };
+    }
+}
+
+/// What runs when a grant's reply could not be sent.
+pub type Undelivered = Box<dyn FnOnce(&Context)>;
+
+/// A parked client's private data once its wait is ended by the module: the
+/// reply still to send (`None` once sent, or once `CLIENT UNBLOCK` answered
+/// instead), and what to do if a grant's reply is never sent.
+struct Delivery {
+    reply: Option<RedisResult>,
+    undelivered: Option<Undelivered>,
+}
+
+/// The delivery the server holds for the client of `ctx`, if the module
+/// ended its wait.
+fn delivery<'a>(ctx: *mut raw::RedisModuleCtx) -> Option<&'a mut Delivery> {
+    let data = unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx) };
+    // SAFETY: the only private data the module gives a blocked client is a
+    // boxed `Delivery` (`Parked::end`), which the server keeps until
+    // `free_reply`, after every other callback of this client.
+    unsafe { data.cast::<Delivery>().as_mut() }
 }
 
 /// Whether the running command may block its client: not inside MULTI, a
@@ -89,15 +135,21 @@ extern "C" fn send_reply(
     _argc: c_int,
 ) -> c_int {
     let answered = guard(false, || {
-        let reply = unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx) };
-        let reply = if reply.is_null() {
-            Ok(RedisValue::Null)
-        } else {
-            // SAFETY: set by `finish` from a boxed `RedisResult`, freed by
-            // `free_reply` only after this callback.
-            unsafe { std::mem::replace(&mut *reply.cast::<RedisResult>(), Ok(RedisValue::Null)) }
+        let reply = match delivery(ctx) {
+            // The grant reaches its client: nothing to give back.
+            Some(delivery) => {
+                let reply = delivery.reply.take();
+                if reply.is_some() {
+                    delivery.undelivered = None;
+                }
+                reply
+            }
+            None => Some(Ok(RedisValue::Null)),
         };
-        reply::send(ctx, reply);
+        // `None`: `CLIENT UNBLOCK` already answered this client.
+        if let Some(reply) = reply {
+            reply::send(ctx, reply);
+        }
         true
     });
     if !answered {
@@ -106,25 +158,37 @@ extern "C" fn send_reply(
     raw::REDISMODULE_OK as c_int
 }
 
-extern "C" fn free_reply(_ctx: *mut raw::RedisModuleCtx, reply: *mut c_void) {
-    if !reply.is_null() {
-        // SAFETY: made by `Box::into_raw` in `finish`; the server frees once.
-        guard((), || {
-            drop(unsafe { Box::from_raw(reply.cast::<RedisResult>()) })
-        });
+/// The last callback of a wait the module ended: a grant whose reply was
+/// never sent (the client went first) runs its `undelivered` here.
+extern "C" fn free_reply(ctx: *mut raw::RedisModuleCtx, data: *mut c_void) {
+    if data.is_null() {
+        return;
     }
+    guard((), || {
+        // SAFETY: made by `Box::into_raw` in `Parked::end`; the server frees
+        // it once, after every other callback of this client.
+        let delivery = unsafe { Box::from_raw(data.cast::<Delivery>()) };
+        if let Some(undelivered) = delivery.undelivered {
+            undelivered(&Context::new(ctx));
+        }
+    });
 }
 
 /// `CLIENT UNBLOCK id [TIMEOUT]` on a parked client: it leaves the queue and
-/// gets a null reply, as a timed-out wait does.
+/// gets a null reply, as a timed-out wait does. A client whose grant is
+/// already on its way is answered nil too, and the grant is not sent (it
+/// goes back when the server frees it).
 extern "C" fn unblocked_by_command<W: Waitlist>(
     ctx: *mut raw::RedisModuleCtx,
     _argv: *mut *mut raw::RedisModuleString,
     _argc: c_int,
 ) -> c_int {
-    guard((), || {
-        let bc = unsafe { api!(RedisModule_GetBlockedClientHandle)(ctx) };
-        release::<W>(bc);
+    guard((), || match delivery(ctx) {
+        Some(delivery) => delivery.reply = None,
+        None => {
+            let bc = unsafe { api!(RedisModule_GetBlockedClientHandle)(ctx) };
+            release::<W>(&Context::new(ctx), bc);
+        }
     });
     guard((), || reply::send(ctx, Ok(RedisValue::Null)));
     raw::REDISMODULE_OK as c_int
@@ -133,16 +197,16 @@ extern "C" fn unblocked_by_command<W: Waitlist>(
 /// The client went away (disconnect, `CLIENT KILL`, `CLIENT UNBLOCK … ERROR`,
 /// a primary turned replica): it leaves the queue.
 extern "C" fn disconnected<W: Waitlist>(
-    _ctx: *mut raw::RedisModuleCtx,
+    ctx: *mut raw::RedisModuleCtx,
     bc: *mut raw::RedisModuleBlockedClient,
 ) {
-    guard((), || release::<W>(bc));
+    guard((), || release::<W>(&Context::new(ctx), bc));
 }
 
 /// Frees a client the server ended the wait of, if the family still had it
 /// (a client already finished is freed by the server after its reply).
-fn release<W: Waitlist>(bc: *mut raw::RedisModuleBlockedClient) {
-    if !bc.is_null() && W::forget(ParkedId(bc)) {
+fn release<W: Waitlist>(ctx: &Context, bc: *mut raw::RedisModuleBlockedClient) {
+    if !bc.is_null() && W::forget(ctx, ParkedId(bc)) {
         unsafe { api!(RedisModule_UnblockClient)(bc, ptr::null_mut()) };
     }
 }

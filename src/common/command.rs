@@ -341,6 +341,7 @@ required_api!(
     RedisModule_StopTimer,
     RedisModule_SubscribeToKeyspaceEvents,
     RedisModule_SubscribeToServerEvent,
+    RedisModule_AvoidReplicaTraffic,
     RedisModule_IsKeysPositionRequest,
     RedisModule_ReplyWithMap,
     RedisModule_ReplyWithStringBuffer,

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod block;
+pub mod cluster;
 pub mod command;
 pub mod datatype;
 pub mod key;

@@ -20,21 +20,35 @@
 //!
 //! The same timer ends waits whose time ran out (null reply). Waits are kept
 //! here, not by the server's blocking timeout, so a wait is either granted or
-//! timed out, never both. Only a primary serves: a server that turns replica
-//! answers its waiters nil. Disconnects and `CLIENT UNBLOCK` leave the queue
-//! (see `block.rs`).
+//! timed out, never both.
+//!
+//! What the server allows decides when a queue is served ([`Writes`]): only a
+//! primary serves (a server that turns replica answers its waiters nil); while
+//! it accepts no writes (`CLIENT PAUSE … WRITE`, `FAILOVER`, a shutdown
+//! waiting for its replicas, loading) nothing is handed out — writing then
+//! would re-add keys the pause keeps from expiring, or propagate while the
+//! server forbids it — and the queue is served when writes resume, waits
+//! that run out meanwhile being answered nil at their deadline. In a cluster,
+//! a key whose slot this node no longer serves is never handed on here: its
+//! waiters are told to retry where the slot lives (`cluster.rs`).
+//!
+//! A waiter leaves its queue in O(log n) when it disconnects, is killed or is
+//! unblocked (see `block.rs`); an emptied queue goes with its timer at once.
+//! A grant whose reply never reaches its client (unblocked or gone in that
+//! moment) is given back ([`Family::revoke`]) and goes to the next waiter.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use super::args::{string_bytes, Arg};
-use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Waitlist};
+use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist};
+use super::cluster;
 use super::key::OwnedString;
 use super::panic::guard;
 use super::time::now_ms;
@@ -55,22 +69,28 @@ pub enum Cause {
 }
 
 /// What a family answers when offered the key for its oldest waiter.
-pub enum Offer {
-    /// Taken for the waiter (or refused with an error): its reply.
-    Granted(RedisResult),
+pub enum Offer<G> {
+    /// Taken for the waiter: its reply, and what was taken (given back with
+    /// [`Family::revoke`] if the reply never reaches the waiter).
+    Granted(RedisValue, G),
+    /// Refused with an error, which answers that waiter; nothing was taken.
+    Refused(RedisError),
     /// Nothing to take; `Some(t)`: look again at server time `t` (ms), when
     /// a lease ends.
     Busy(Option<i64>),
 }
 
-impl Offer {
-    /// The offer a family's take makes: `Ok(Ok(reply))` taken, `Ok(Err(next))`
-    /// nothing to take until `next`, `Err` refused.
-    pub fn of(taken: Result<Result<RedisValue, Option<i64>>, RedisError>) -> Offer {
+/// What a family's take found: `Ok(Ok((reply, grant)))` taken,
+/// `Ok(Err(next))` nothing to take until `next`, `Err` refused.
+pub type Taken<G> = Result<Result<(RedisValue, G), Option<i64>>, RedisError>;
+
+impl<G> Offer<G> {
+    /// The offer a family's take makes.
+    pub fn of(taken: Taken<G>) -> Offer<G> {
         match taken {
-            Ok(Ok(reply)) => Offer::Granted(Ok(reply)),
+            Ok(Ok((reply, grant))) => Offer::Granted(reply, grant),
             Ok(Err(next)) => Offer::Busy(next),
-            Err(error) => Offer::Granted(Err(error)),
+            Err(error) => Offer::Refused(error),
         }
     }
 }
@@ -86,13 +106,19 @@ pub enum Event {
 pub trait Family: 'static {
     /// What a waiter asked for, carried until its turn.
     type Request: Send + 'static;
+    /// What a grant took, enough to give exactly that back.
+    type Grant: Send + 'static;
     /// `INFO recipes` name of the count of keys with waiters.
     const KEYS_WAITED_ON: &'static CStr;
     fn waits() -> &'static Waits<Self::Request>;
     /// Takes what the key holds for `request`, as the waiter's command would
     /// have when it arrived (the caller has selected the key's database), and
     /// replicates it as an effect.
-    fn offer(ctx: &Context, key: Arg, request: &Self::Request) -> Offer;
+    fn offer(ctx: &Context, key: Arg, request: &Self::Request) -> Offer<Self::Grant>;
+    /// Gives back what `grant` took, if the key still holds it as granted,
+    /// and replicates that as an effect. `true` when something was given
+    /// back (the caller then serves the queue).
+    fn revoke(ctx: &Context, key: Arg, grant: &Self::Grant) -> bool;
     fn count(event: Event);
 }
 
@@ -104,29 +130,108 @@ struct Waiter<R> {
 }
 
 struct Queue<R> {
-    waiters: VecDeque<Waiter<R>>,
+    /// The waiters by arrival number: the oldest first.
+    waiters: BTreeMap<u64, Waiter<R>>,
+    /// `(deadline, arrival)` of every waiter: the first to run out first.
+    deadlines: BTreeSet<(i64, u64)>,
     /// The pending timer and the time it is due.
     timer: Option<(Timer, i64)>,
     /// A check is already due (job or timer); more events add none.
     scheduled: bool,
     /// What the due check answers (the event that scheduled it).
     cause: Option<Cause>,
+    /// Put off until the server accepts writes again.
+    deferred: bool,
 }
 
 impl<R> Default for Queue<R> {
     fn default() -> Self {
         Self {
-            waiters: VecDeque::new(),
+            waiters: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
             timer: None,
             scheduled: false,
             cause: None,
+            deferred: false,
         }
     }
 }
 
-/// A family's queues, one per key with waiters.
+impl<R> Queue<R> {
+    fn first_deadline(&self) -> Option<i64> {
+        self.deadlines.first().map(|&(deadline, _)| deadline)
+    }
+}
+
+/// A family's queues, one per key with waiters, and where each parked client
+/// waits.
+struct Book<R> {
+    queues: BTreeMap<KeyId, Queue<R>>,
+    places: BTreeMap<ParkedId, (KeyId, u64)>,
+    arrivals: u64,
+}
+
+impl<R> Book<R> {
+    fn push(&mut self, id: &KeyId, waiter: Waiter<R>) -> bool {
+        self.arrivals += 1;
+        let arrival = self.arrivals;
+        self.places
+            .insert(waiter.client.id(), (id.clone(), arrival));
+        let created = !self.queues.contains_key(id);
+        let queue = self.queues.entry(id.clone()).or_default();
+        queue.deadlines.insert((waiter.deadline, arrival));
+        queue.waiters.insert(arrival, waiter);
+        created
+    }
+
+    /// Takes a waiter out of `id`'s queue (its place is forgotten).
+    fn take(&mut self, id: &KeyId, arrival: u64) -> Option<Waiter<R>> {
+        let queue = self.queues.get_mut(id)?;
+        let waiter = queue.waiters.remove(&arrival)?;
+        queue.deadlines.remove(&(waiter.deadline, arrival));
+        self.places.remove(&waiter.client.id());
+        Some(waiter)
+    }
+
+    /// Takes the oldest waiter, with its arrival number.
+    fn take_first(&mut self, id: &KeyId) -> Option<(u64, Waiter<R>)> {
+        let arrival = *self.queues.get(id)?.waiters.keys().next()?;
+        self.take(id, arrival).map(|waiter| (arrival, waiter))
+    }
+
+    /// Puts a waiter taken by [`Book::take_first`] back in its place; `Err`
+    /// gives it back when its queue is gone.
+    fn put_back(&mut self, id: &KeyId, arrival: u64, waiter: Waiter<R>) -> Result<(), Waiter<R>> {
+        let Some(queue) = self.queues.get_mut(id) else {
+            return Err(waiter);
+        };
+        self.places
+            .insert(waiter.client.id(), (id.clone(), arrival));
+        queue.deadlines.insert((waiter.deadline, arrival));
+        queue.waiters.insert(arrival, waiter);
+        Ok(())
+    }
+
+    /// Takes every waiter of `id` whose wait ran out by `now`.
+    fn take_timed_out(&mut self, id: &KeyId, now: i64) -> Vec<Waiter<R>> {
+        let mut gone = Vec::new();
+        while let Some(&(deadline, arrival)) = self.queues.get(id).and_then(|q| q.deadlines.first())
+        {
+            if deadline > now {
+                break;
+            }
+            match self.take(id, arrival) {
+                Some(waiter) => gone.push(waiter),
+                None => break,
+            }
+        }
+        gone
+    }
+}
+
+/// A family's waits.
 pub struct Waits<R> {
-    queues: Mutex<BTreeMap<KeyId, Queue<R>>>,
+    book: Mutex<Book<R>>,
     /// How many queues exist; lets the hot paths skip the map when nobody
     /// waits.
     count: AtomicUsize,
@@ -135,7 +240,11 @@ pub struct Waits<R> {
 impl<R> Waits<R> {
     pub const fn new() -> Self {
         Self {
-            queues: Mutex::new(BTreeMap::new()),
+            book: Mutex::new(Book {
+                queues: BTreeMap::new(),
+                places: BTreeMap::new(),
+                arrivals: 0,
+            }),
             count: AtomicUsize::new(0),
         }
     }
@@ -143,8 +252,8 @@ impl<R> Waits<R> {
     /// The queues. Never held across a call that may reach back into this
     /// module (key writes fire keyspace events, finishing a wait may run
     /// callbacks).
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<KeyId, Queue<R>>> {
-        self.queues
+    fn lock(&self) -> MutexGuard<'_, Book<R>> {
+        self.book
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -153,12 +262,26 @@ impl<R> Waits<R> {
         self.count.load(Ordering::Relaxed) == 0
     }
 
-    fn remove(&self, queues: &mut BTreeMap<KeyId, Queue<R>>, id: &KeyId) -> Option<Queue<R>> {
-        let queue = queues.remove(id);
-        if queue.is_some() {
-            self.count.fetch_sub(1, Ordering::Relaxed);
+    /// Removes `id`'s queue; its waiters (forgotten) and timer are the
+    /// caller's.
+    fn remove(&self, book: &mut Book<R>, id: &KeyId) -> Option<Queue<R>> {
+        let queue = book.queues.remove(id)?;
+        self.count.fetch_sub(1, Ordering::Relaxed);
+        for waiter in queue.waiters.values() {
+            book.places.remove(&waiter.client.id());
         }
-        queue
+        Some(queue)
+    }
+
+    /// Removes `id`'s queue if nobody waits in it; its timer is the
+    /// caller's to stop.
+    fn remove_if_empty(&self, book: &mut Book<R>, id: &KeyId) -> Option<(Timer, i64)> {
+        if book.queues.get(id)?.waiters.is_empty() {
+            return self
+                .remove(book, id)
+                .and_then(|mut queue| queue.timer.take());
+        }
+        None
     }
 }
 
@@ -166,13 +289,20 @@ impl<R> Waits<R> {
 struct Forget<F>(PhantomData<F>);
 
 impl<F: Family> Waitlist for Forget<F> {
-    fn forget(client: ParkedId) -> bool {
-        // An empty queue left here is removed when its timer fires: every
-        // waiter has a deadline, so a queue with waiters always has a timer.
-        F::waits().lock().values_mut().any(|queue| {
-            let at = queue.waiters.iter().position(|w| w.client.id() == client);
-            at.and_then(|at| queue.waiters.remove(at)).is_some()
-        })
+    fn forget(ctx: &Context, client: ParkedId) -> bool {
+        let waits = F::waits();
+        let (found, stale) = {
+            let mut book = waits.lock();
+            let Some((id, arrival)) = book.places.get(&client).cloned() else {
+                return false;
+            };
+            let found = book.take(&id, arrival).is_some();
+            (found, waits.remove_if_empty(&mut book, &id))
+        };
+        if let Some((timer, _)) = stale {
+            timer.stop::<KeyId>(ctx);
+        }
+        found
     }
 }
 
@@ -182,6 +312,12 @@ pub fn key_id(ctx: &Context, name: &[u8]) -> KeyId {
 
 fn selected_db(ctx: &Context) -> c_int {
     unsafe { api!(RedisModule_GetSelectedDb)(ctx.get_raw()) }
+}
+
+fn select_db(ctx: &Context, db: c_int) {
+    if selected_db(ctx) != db {
+        unsafe { api!(RedisModule_SelectDb)(ctx.get_raw(), db) };
+    }
 }
 
 /// A `WAIT ms` option: a positive number of milliseconds that, added to
@@ -222,14 +358,9 @@ pub fn park<F: Family>(
         request,
         deadline: now_ms().saturating_add(wait),
     };
-    {
-        let waits = F::waits();
-        let mut queues = waits.lock();
-        let queue = queues.entry(id.clone()).or_insert_with(|| {
-            waits.count.fetch_add(1, Ordering::Relaxed);
-            Queue::default()
-        });
-        queue.waiters.push_back(waiter);
+    let waits = F::waits();
+    if waits.lock().push(&id, waiter) {
+        waits.count.fetch_add(1, Ordering::Relaxed);
     }
     F::count(Event::Parked);
     settle::<F>(ctx, &id, next);
@@ -244,7 +375,7 @@ pub fn serve_waiters<F: Family>(ctx: &Context, name: &[u8], cause: Cause) {
         return;
     }
     let id = key_id(ctx, name);
-    if waits.lock().contains_key(&id) {
+    if waits.lock().queues.contains_key(&id) {
         serve::<F>(ctx, &id, cause);
     }
 }
@@ -257,14 +388,48 @@ pub fn waiting_on<F: Family>(ctx: &Context, name: &[u8]) -> usize {
     }
     waits
         .lock()
+        .queues
         .get(&key_id(ctx, name))
         .map_or(0, |queue| queue.waiters.len())
 }
 
-fn is_primary(ctx: &Context) -> bool {
+/// Whether the module may write now, outside a client's own command.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Writes {
+    Allowed,
+    /// Not now: writes are paused (`CLIENT PAUSE … WRITE`, `FAILOVER`, a
+    /// shutdown waiting for replicas) or the server is loading. The server's
+    /// own expire cycle waits the same way.
+    Later,
+    /// Never here: a replica, which only applies its primary's writes.
+    Never,
+}
+
+fn writes(ctx: &Context) -> Writes {
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
-    flags & raw::REDISMODULE_CTX_FLAGS_MASTER != 0
-        && flags & raw::REDISMODULE_CTX_FLAGS_LOADING == 0
+    if flags & raw::REDISMODULE_CTX_FLAGS_MASTER == 0 {
+        Writes::Never
+    } else if flags & raw::REDISMODULE_CTX_FLAGS_LOADING != 0
+        || unsafe { api!(RedisModule_AvoidReplicaTraffic)() } != 0
+    {
+        Writes::Later
+    } else {
+        Writes::Allowed
+    }
+}
+
+/// Answers every waiter of `id` with `reply` and drops the queue.
+fn dismiss<F: Family>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_module::RedisResult) {
+    let waits = F::waits();
+    let queue = waits.remove(&mut waits.lock(), id);
+    if let Some(mut queue) = queue {
+        if let Some((timer, _)) = queue.timer.take() {
+            timer.stop::<KeyId>(ctx);
+        }
+        for (_, waiter) in queue.waiters {
+            waiter.client.finish(reply());
+        }
+    }
 }
 
 /// Ends the waits that ran out, then hands what the key holds to the oldest
@@ -272,65 +437,62 @@ fn is_primary(ctx: &Context) -> bool {
 /// drops the queue).
 fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
     let waits = F::waits();
-    if !is_primary(ctx) {
-        // Only a primary decides; a server that became a replica lets go.
-        let queue = waits.remove(&mut waits.lock(), id);
-        if let Some(mut queue) = queue {
-            if let Some((timer, _)) = queue.timer.take() {
-                timer.stop::<KeyId>(ctx);
-            }
-            for waiter in queue.waiters {
-                waiter.client.finish(Ok(RedisValue::Null));
-            }
+    match writes(ctx) {
+        Writes::Never => {
+            // Only a primary decides; a server that became a replica lets go.
+            dismiss::<F>(ctx, id, || Ok(RedisValue::Null));
+            return;
         }
-        return;
+        Writes::Later => {
+            put_off::<F>(ctx, id, cause);
+            return;
+        }
+        Writes::Allowed => {}
     }
-    if selected_db(ctx) != id.0 {
-        // Only timers and jobs get here with another database selected; a
-        // command serves its own database's keys.
-        unsafe { api!(RedisModule_SelectDb)(ctx.get_raw(), id.0) };
-    }
+    // Only timers and jobs get here with another database selected; a
+    // command serves its own database's keys.
+    select_db(ctx, id.0);
     // This serves whatever check was due: a later event must schedule anew
     // (the timer of a pending check may be replaced below).
-    if let Some(queue) = waits.lock().get_mut(id) {
+    if let Some(queue) = waits.lock().queues.get_mut(id) {
         queue.scheduled = false;
         queue.cause = None;
     }
     let name = OwnedString::from_bytes(ctx, &id.1);
+    if let Err(moved) = cluster::served_here(ctx, name.as_arg()) {
+        // The key left this node (a slot migration): its waiters retry where
+        // it lives now, and nothing is handed on here.
+        dismiss::<F>(ctx, id, || Err(moved.error()));
+        return;
+    }
     loop {
         let now = now_ms();
         let (timed_out, next) = {
-            let mut queues = waits.lock();
-            let Some(queue) = queues.get_mut(id) else {
-                return;
-            };
-            let (gone, kept): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut queue.waiters)
-                .into_iter()
-                .partition(|waiter| waiter.deadline <= now);
-            queue.waiters = kept;
-            (gone, queue.waiters.pop_front())
+            let mut book = waits.lock();
+            let timed_out = book.take_timed_out(id, now);
+            (timed_out, book.take_first(id))
         };
         for waiter in timed_out {
             F::count(Event::TimedOut);
             waiter.client.finish(Ok(RedisValue::Null));
         }
-        let Some(waiter) = next else {
+        let Some((arrival, waiter)) = next else {
             settle::<F>(ctx, id, None);
             return;
         };
         match F::offer(ctx, name.as_arg(), &waiter.request) {
-            Offer::Granted(reply) => {
-                if reply.is_ok() {
-                    F::count(Event::Served(cause));
-                }
-                // A refused grant answers that waiter with the error; what
-                // the key holds stays for the next one.
-                waiter.client.finish(reply);
+            Offer::Granted(reply, grant) => {
+                F::count(Event::Served(cause));
+                waiter
+                    .client
+                    .grant(reply, give_back::<F>(id.clone(), grant));
             }
+            // A refused grant answers that waiter with the error; what the
+            // key holds stays for the next one.
+            Offer::Refused(error) => waiter.client.finish(Err(error)),
             Offer::Busy(next) => {
-                if let Some(queue) = waits.lock().get_mut(id) {
-                    queue.waiters.push_front(waiter);
-                } else {
+                let back = waits.lock().put_back(id, arrival, waiter);
+                if let Err(waiter) = back {
                     waiter.client.finish(Ok(RedisValue::Null));
                 }
                 settle::<F>(ctx, id, next);
@@ -340,38 +502,147 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
     }
 }
 
+/// While the server accepts no writes: answers the waits that ran out, keeps
+/// a timer for the next deadline, and serves the queue once writes resume.
+fn put_off<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
+    let waits = F::waits();
+    let timed_out = waits.lock().take_timed_out(id, now_ms());
+    for waiter in timed_out {
+        F::count(Event::TimedOut);
+        waiter.client.finish(Ok(RedisValue::Null));
+    }
+    let first_time = {
+        let mut book = waits.lock();
+        match book.queues.get_mut(id) {
+            Some(queue) => {
+                queue.scheduled = false;
+                queue.cause = Some(cause);
+                !std::mem::replace(&mut queue.deferred, true)
+            }
+            None => false,
+        }
+    };
+    if first_time {
+        let id = id.clone();
+        defer(
+            ctx,
+            Box::new(move |ctx: &Context| {
+                let cause = {
+                    let mut book = F::waits().lock();
+                    let Some(queue) = book.queues.get_mut(&id) else {
+                        return;
+                    };
+                    queue.deferred = false;
+                    queue.cause.take().unwrap_or(Cause::Expiry)
+                };
+                serve::<F>(ctx, &id, cause);
+            }),
+        );
+    }
+    // Only deadlines are due while paused: lease ends wait for the resume.
+    settle::<F>(ctx, id, None);
+}
+
+/// What runs when a grant's reply never reached its waiter: a timer due now
+/// gives the grant back (the server frees the reply where no key can be
+/// opened).
+fn give_back<F: Family>(id: KeyId, grant: F::Grant) -> Undelivered {
+    Box::new(move |ctx: &Context| {
+        Timer::start(ctx, 0, revoke::<F>, (id, grant));
+    })
+}
+
+fn revoke<F: Family>(ctx: &Context, (id, grant): (KeyId, F::Grant)) {
+    match writes(ctx) {
+        // The primary's state rules: it gives back what it granted.
+        Writes::Never => return,
+        Writes::Later => {
+            defer(
+                ctx,
+                Box::new(move |ctx: &Context| revoke::<F>(ctx, (id, grant))),
+            );
+            return;
+        }
+        Writes::Allowed => {}
+    }
+    select_db(ctx, id.0);
+    let name = OwnedString::from_bytes(ctx, &id.1);
+    if cluster::served_here(ctx, name.as_arg()).is_err() {
+        // The key moved on with its holder; that node decides now.
+        return;
+    }
+    if F::revoke(ctx, name.as_arg(), &grant) {
+        serve_waiters::<F>(ctx, &id.1, Cause::Release);
+    }
+}
+
+/// Work put off until the server accepts writes again, in the order it came.
+type Deferred = Box<dyn FnOnce(&Context) + Send>;
+
+static DEFERRED: Mutex<Vec<Deferred>> = Mutex::new(Vec::new());
+/// Whether the resume timer runs.
+static RESUMING: AtomicBool = AtomicBool::new(false);
+/// How often a paused server is asked whether writes resumed: the pause's
+/// end is not announced, and asking is what ends an expired pause.
+const RESUME_POLL_MS: i64 = 10;
+
+fn deferred() -> MutexGuard<'static, Vec<Deferred>> {
+    DEFERRED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn defer(ctx: &Context, job: Deferred) {
+    deferred().push(job);
+    if !RESUMING.swap(true, Ordering::Relaxed) {
+        Timer::start(ctx, RESUME_POLL_MS, resume, ());
+    }
+}
+
+fn resume(ctx: &Context, (): ()) {
+    if writes(ctx) == Writes::Later {
+        Timer::start(ctx, RESUME_POLL_MS, resume, ());
+        return;
+    }
+    RESUMING.store(false, Ordering::Relaxed);
+    let jobs = std::mem::take(&mut *deferred());
+    for job in jobs {
+        job(ctx);
+    }
+}
+
 /// Points the queue's timer at its next moment — `next` or the first
 /// deadline, whichever is sooner — or removes an empty queue.
 fn settle<F: Family>(ctx: &Context, id: &KeyId, next: Option<i64>) {
     let waits = F::waits();
-    let mut stale = None;
-    {
-        let mut queues = waits.lock();
-        let Some(queue) = queues.get_mut(id) else {
+    let stale = {
+        let mut book = waits.lock();
+        let Some(queue) = book.queues.get_mut(id) else {
             return;
         };
         if queue.waiters.is_empty() {
-            stale = waits
-                .remove(&mut queues, id)
-                .and_then(|mut queue| queue.timer.take());
+            waits.remove_if_empty(&mut book, id)
         } else if queue.scheduled {
             // A check is due (an event during this one, e.g. a grant's own
             // `expire`): it settles the timer when it runs. Replacing its
             // timer here would lose it, and every later event with it.
+            None
         } else {
-            let first_deadline = queue.waiters.iter().map(|w| w.deadline).min();
-            let due = [next, first_deadline]
+            let due = [next, queue.first_deadline()]
                 .into_iter()
                 .flatten()
                 .min()
                 .unwrap_or(i64::MAX);
-            if !matches!(queue.timer, Some((_, at)) if at == due) {
-                stale = queue.timer.take();
+            if matches!(queue.timer, Some((_, at)) if at == due) {
+                None
+            } else {
+                let stale = queue.timer.take();
                 let delay = due.saturating_sub(now_ms());
                 queue.timer = Some((Timer::start(ctx, delay, on_timer::<F>, id.clone()), due));
+                stale
             }
         }
-    }
+    };
     if let Some((timer, _)) = stale {
         timer.stop::<KeyId>(ctx);
     }
@@ -381,7 +652,7 @@ fn settle<F: Family>(ctx: &Context, id: &KeyId, next: Option<i64>) {
 /// post-notification jobs) a scheduled check.
 fn on_timer<F: Family>(ctx: &Context, id: KeyId) {
     let mut cause = None;
-    if let Some(queue) = F::waits().lock().get_mut(&id) {
+    if let Some(queue) = F::waits().lock().queues.get_mut(&id) {
         queue.timer = None;
         queue.scheduled = false;
         cause = queue.cause.take();
@@ -391,7 +662,7 @@ fn on_timer<F: Family>(ctx: &Context, id: KeyId) {
 
 fn on_job<F: Family>(ctx: &Context, id: &KeyId) {
     let mut cause = None;
-    if let Some(queue) = F::waits().lock().get_mut(id) {
+    if let Some(queue) = F::waits().lock().queues.get_mut(id) {
         queue.scheduled = false;
         cause = queue.cause.take();
     }
@@ -403,8 +674,8 @@ fn on_job<F: Family>(ctx: &Context, id: &KeyId) {
 fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
     let waits = F::waits();
     {
-        let mut queues = waits.lock();
-        match queues.get_mut(&id) {
+        let mut book = waits.lock();
+        match book.queues.get_mut(&id) {
             Some(queue) if !queue.scheduled => {
                 queue.scheduled = true;
                 queue.cause = Some(cause);
@@ -416,8 +687,8 @@ fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
         return;
     }
     let stale = {
-        let mut queues = waits.lock();
-        let Some(queue) = queues.get_mut(&id) else {
+        let mut book = waits.lock();
+        let Some(queue) = book.queues.get_mut(&id) else {
             return;
         };
         let stale = queue.timer.take();
@@ -450,22 +721,21 @@ fn key_changed<F: Family>(ctx: &Context, name: &[u8], cause: Cause) {
         return;
     }
     let id = key_id(ctx, name);
-    if F::waits().lock().contains_key(&id) {
+    if F::waits().lock().queues.contains_key(&id) {
         schedule::<F>(ctx, id, cause);
     }
 }
 
 fn all_changed<F: Family>(ctx: &Context) {
-    let ids: Vec<KeyId> = F::waits().lock().keys().cloned().collect();
+    let ids: Vec<KeyId> = F::waits().lock().queues.keys().cloned().collect();
     for id in ids {
         schedule::<F>(ctx, id, Cause::Delete);
     }
 }
 
 fn figures<F: Family>() -> (&'static CStr, usize, usize) {
-    let queues = F::waits().lock();
-    let clients = queues.values().map(|queue| queue.waiters.len()).sum();
-    (F::KEYS_WAITED_ON, queues.len(), clients)
+    let book = F::waits().lock();
+    (F::KEYS_WAITED_ON, book.queues.len(), book.places.len())
 }
 
 static WATCHERS: OnceLock<&'static [Watcher]> = OnceLock::new();

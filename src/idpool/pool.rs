@@ -161,6 +161,11 @@ impl Pool {
         Some(id)
     }
 
+    /// The end of `id`'s stored lease (`FOREVER`: never), `None` without one.
+    pub fn lease(&self, id: u32) -> Option<u64> {
+        self.leases.get(id)
+    }
+
     /// Ends `id`'s lease; `true` when it had one (ended leases must have been
     /// reclaimed).
     pub fn release(&mut self, id: u32) -> bool {
