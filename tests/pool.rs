@@ -525,3 +525,84 @@ fn pool_workload(con: &mut Connection) {
 }
 
 const KEYS: [&str; 2] = ["pool:main", "pool:forever"];
+
+server_tests! {
+    // `MEMORY USAGE` of pools against what the server really allocated for
+    // them: `used_memory` (`INFO memory`) before and after creating them on
+    // a fresh server, where nothing else allocates meanwhile.
+    //
+    // Compared per key: the growth of `used_memory` against `MEMORY USAGE`.
+    // Both hold the module's value and the key, which `MEMORY USAGE`
+    // measures itself (Redis 7.0: the name and the table entry; Redis 8.6
+    // and Valkey: the key's object with the name in it). Only the growth
+    // holds the rest of the server's bookkeeping: the 16-byte wrapper of a
+    // module value, the table slot and, on Redis 7.0, the 16-byte object:
+    // 30 to 60 bytes a key, under 5% of a small pool and nothing of a large
+    // one. So the 20% bound is in effect a bound on the module's own count.
+    // The large pool's names are numbered with leading zeros, so they come
+    // in name order and leave its trees as full as adding in order does (7
+    // entries a node; about 9 in random order).
+    fn memory_usage_matches_the_memory_used(flavor) {
+        const POOLS: usize = 20_000;
+        const RESOURCES: usize = 200_000;
+        const LEASED: usize = 10_000;
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let used = |con: &mut Connection| -> f64 {
+            info_field(con, "memory", "used_memory").unwrap().parse().unwrap()
+        };
+        let within = |what: &str, usage: f64, growth: f64| {
+            eprintln!("{}: {what}: MEMORY USAGE {usage:.0}, used_memory grew {growth:.0}", flavor.name());
+            assert!(
+                (usage - growth).abs() <= 0.2 * growth,
+                "{what}: MEMORY USAGE {usage:.0} is not within 20% of the {growth:.0} bytes used_memory grew"
+            );
+        };
+
+        // Small pools: 3 resources, one held with a lease.
+        let before = used(&mut con);
+        for first in (0..POOLS).step_by(500) {
+            let mut pipe = redis::pipe();
+            for n in first..first + 500 {
+                let key = format!("pool:{n}");
+                pipe.cmd("POOL.ADD").arg(&key).arg("r1").arg("r2").arg("r3").ignore();
+                pipe.cmd("POOL.ACQUIRE").arg(&key).arg("worker").arg("PX").arg(600_000).ignore();
+            }
+            let _: () = pipe.query(&mut con).unwrap();
+        }
+        let growth = (used(&mut con) - before) / POOLS as f64;
+        assert_eq!(int(&mut con, &["DBSIZE"]), POOLS as i64);
+        assert_eq!(info(&mut con, "pool:0"), (3, 2, 1, 0));
+        let mut usage = 0;
+        for first in (0..POOLS).step_by(500) {
+            let mut pipe = redis::pipe();
+            for n in first..first + 500 {
+                pipe.cmd("MEMORY").arg("USAGE").arg(format!("pool:{n}")).arg("SAMPLES").arg(0);
+            }
+            let sizes: Vec<i64> = pipe.query(&mut con).unwrap();
+            usage += sizes.iter().sum::<i64>();
+        }
+        within("a pool of 3 resources, 1 leased", usage as f64 / POOLS as f64, growth);
+
+        // One large pool, added in batches, 5% of it leased.
+        let before = used(&mut con);
+        for first in (0..RESOURCES).step_by(1_000) {
+            let mut add = redis::cmd("POOL.ADD");
+            add.arg("big");
+            for n in first..first + 1_000 {
+                add.arg(format!("resource-{n:06}"));
+            }
+            let added: i64 = add.query(&mut con).unwrap();
+            assert_eq!(added, 1_000);
+        }
+        let mut pipe = redis::pipe();
+        for _ in 0..LEASED {
+            pipe.cmd("POOL.ACQUIRE").arg("big").arg("worker").arg("PX").arg(600_000).ignore();
+        }
+        let _: () = pipe.query(&mut con).unwrap();
+        let growth = used(&mut con) - before;
+        assert_eq!(info(&mut con, "big"), (RESOURCES as i64, (RESOURCES - LEASED) as i64, LEASED as i64, 0));
+        let usage = int(&mut con, &["MEMORY", "USAGE", "big", "SAMPLES", "0"]);
+        within("a pool of 200000 resources, 10000 leased", usage as f64, growth);
+    }
+}

@@ -11,6 +11,7 @@
 //! replicas store the same state.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::mem::{size_of, MaybeUninit};
 
 /// A lease that never ends.
 pub const FOREVER: u64 = u64::MAX;
@@ -52,6 +53,95 @@ pub fn valid_until(until: u64) -> bool {
 
 fn live(until: u64, now: u64) -> bool {
     until >= now
+}
+
+/// The entries a B-tree node holds at most (the standard library's).
+const NODE_CAPACITY: usize = 11;
+
+/// A node of the standard library's B-tree maps and sets, as it is laid
+/// out: the parent's address, the node's place in it and its length, then
+/// room for `NODE_CAPACITY` keys and values. Only its size is used.
+#[allow(dead_code)]
+#[repr(C)]
+struct LeafNode<K, V> {
+    parent: usize,
+    parent_idx: u16,
+    len: u16,
+    keys: [MaybeUninit<K>; NODE_CAPACITY],
+    vals: [MaybeUninit<V>; NODE_CAPACITY],
+}
+
+/// A node above the leaves: a leaf's fields and the addresses of its
+/// children, one more than its keys.
+#[allow(dead_code)]
+#[repr(C)]
+struct InternalNode<K, V> {
+    data: LeafNode<K, V>,
+    edges: [usize; NODE_CAPACITY + 1],
+}
+
+/// The keys a node holds, plus one (its share of the keys above it), in a
+/// tree always added to at its end, as `free` is: a full node splits into
+/// 6 keys kept, 1 moved up and the rest with the new entry, so nodes are
+/// left with 6 keys: 7.
+const APPEND_FILL: usize = 7;
+
+/// The same in a tree added to in any order, as `slots` (keyed by name)
+/// and `ending` (by lease end, then name): 7 when entries come in order,
+/// about 9 in random order (a B-tree filled at random is about 70% full);
+/// 8 lies between.
+const ANY_ORDER_FILL: usize = 8;
+
+/// The bytes the server's allocator hands out for a request of `size`
+/// bytes (none for none): jemalloc's size classes, as Redis and Valkey are
+/// built by default: 8, 16, then steps of 16 up to 128, then four classes
+/// between each power of two and the next (160, 192, 224, 256, 320, …).
+/// A server built on glibc malloc instead gives at least 24 bytes, then
+/// the request plus 8 rounded to 16, less 8: more for short names, less
+/// for the trees' nodes, which roughly cancel in a pool.
+fn block(size: usize) -> usize {
+    match size {
+        0 => 0,
+        1..=8 => 8,
+        9..=128 => size.next_multiple_of(16),
+        _ => {
+            // Classes between 2^k and 2^(k+1) are 2^(k-2) apart.
+            let log2 = (size - 1).ilog2();
+            size.next_multiple_of(1 << (log2 - 2))
+        }
+    }
+}
+
+/// Bytes of a B-tree map of `len` entries from `K` to `V` (a set has no
+/// values) whose nodes hold `fill` - 1 keys: its leaves, then each level
+/// of nodes above them, up to the root. How full the nodes are depends on the
+/// order entries came and went, which the map does not tell, so `fill` is
+/// the usual fill of this map.
+fn tree_bytes<K, V>(len: usize, fill: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    // A tree of n entries in L leaves keeps L - 1 of them in the nodes
+    // above, so n + 1 = L × (keys a leaf + 1) = L × `fill`; each level
+    // above has one node per `fill` nodes below.
+    let mut nodes = nodes_holding(len + 1, fill);
+    let mut bytes = nodes * block(size_of::<LeafNode<K, V>>());
+    while nodes > 1 {
+        nodes = nodes_holding(nodes, fill);
+        bytes += nodes * block(size_of::<InternalNode<K, V>>());
+    }
+    bytes
+}
+
+/// Nodes that hold `items` (entries plus one, or nodes below) at `fill` a
+/// node: one while one node holds them all, else the nearest whole number,
+/// at least two (a node split).
+fn nodes_holding(items: usize, fill: usize) -> usize {
+    if items <= NODE_CAPACITY + 1 {
+        1
+    } else {
+        ((items + fill / 2) / fill).max(2)
+    }
 }
 
 impl Pool {
@@ -137,11 +227,26 @@ impl Pool {
         }
     }
 
+    /// Gives back the node a tree keeps when its last entry is removed (the
+    /// standard library keeps it until the tree itself goes), at the end of
+    /// each change: a pool whose resources are all held, or whose leases all
+    /// ended, then holds nothing for the empty list, and [`Pool::memory`]
+    /// counts an empty tree as nothing.
+    fn drop_empty_nodes(&mut self) {
+        if self.free.is_empty() {
+            self.free = BTreeMap::new();
+        }
+        if self.ending.is_empty() {
+            self.ending = BTreeSet::new();
+        }
+    }
+
     /// Removes a resource, free or held; `false` if the pool lacks it.
     pub fn remove(&mut self, name: &[u8]) -> bool {
         match self.slots.remove(name) {
             Some(slot) => {
                 self.unlink(name, &slot);
+                self.drop_empty_nodes();
                 true
             }
             None => false,
@@ -162,12 +267,14 @@ impl Pool {
             self.slots.remove(&name);
             self.push_free(name);
         }
+        self.drop_empty_nodes();
     }
 
     /// Hands the resource free the longest to `owner` until `until`; `None`
     /// when none is free. Ended leases must have been reclaimed.
     pub fn take(&mut self, owner: &[u8], until: u64) -> Option<&[u8]> {
         let (_, name) = self.free.pop_first()?;
+        self.drop_empty_nodes();
         self.slots.remove(&name);
         self.set_held(name.clone(), owner, until);
         self.slots.get_key_value(&name).map(|(name, _)| &**name)
@@ -193,6 +300,7 @@ impl Pool {
             self.unlink(name, &slot);
         }
         self.set_held(name.into(), owner, until);
+        self.drop_empty_nodes();
     }
 
     /// Makes a held resource free (at the end of the free list); `false` if
@@ -204,6 +312,7 @@ impl Pool {
                 self.unlink(name, &slot);
                 self.slots.remove(name);
                 self.push_free(name.into());
+                self.drop_empty_nodes();
                 true
             }
             _ => false,
@@ -256,21 +365,29 @@ impl Pool {
         })
     }
 
-    /// Bytes held, for `MEMORY USAGE`.
+    /// Bytes held, for `MEMORY USAGE`: every block the pool allocates, as
+    /// the allocator rounds it (see [`block`]). The server adds its own share
+    /// (the key's object and name) itself.
     pub fn memory(&self) -> usize {
-        // A B-tree entry costs about its key and value plus a share of a
-        // node's bookkeeping.
-        const ENTRY: usize = 48;
-        let names: usize = self.slots.keys().map(|name| name.len()).sum();
-        let owners: usize = self.holders().map(|(_, owner, _)| owner.len()).sum();
-        let ending: usize = self.ending.iter().map(|(_, name)| name.len()).sum();
-        let free: usize = self.free.values().map(|name| name.len()).sum();
-        std::mem::size_of::<Self>()
-            + names
-            + owners
-            + ending
-            + free
-            + ENTRY * (self.slots.len() + self.free.len() + self.ending.len())
+        // The pool itself: the server keeps it in a block of its own.
+        let pool = block(size_of::<Self>());
+        // The trees' nodes.
+        let nodes = tree_bytes::<Name, Slot>(self.slots.len(), ANY_ORDER_FILL)
+            + tree_bytes::<u64, Name>(self.free.len(), APPEND_FILL)
+            + tree_bytes::<(u64, Name), ()>(self.ending.len(), ANY_ORDER_FILL);
+        // Every name is stored once in `slots`, again in `free` while it is
+        // free and again in `ending` while its lease has an end; every
+        // holder's owner once.
+        let slots: usize = self
+            .slots
+            .iter()
+            .map(|(name, slot)| match slot {
+                Slot::Free(_) => 2 * block(name.len()),
+                Slot::Held { owner, .. } => block(name.len()) + block(owner.len()),
+            })
+            .sum();
+        let ending: usize = self.ending.iter().map(|(_, name)| block(name.len())).sum();
+        pool + nodes + slots + ending
     }
 
     /// Allocations the value owns, for the server's lazy-free decision.
@@ -388,6 +505,106 @@ mod tests {
         assert!(Pool::restore(vec![], vec![(b"a".to_vec(), vec![], 10)]).is_err());
         assert!(Pool::restore(vec![], vec![(b"a".to_vec(), b"o".to_vec(), 0)]).is_err());
         assert!(Pool::restore(vec![], vec![]).is_err());
+    }
+
+    #[test]
+    fn blocks_are_rounded_to_the_allocators_size_classes() {
+        for (size, class) in [
+            (0, 0),
+            (1, 8),
+            (8, 8),
+            (9, 16),
+            (17, 32),
+            (33, 48),
+            (100, 112),
+            (128, 128),
+            (129, 160),
+            (256, 256),
+            (257, 320),
+            (280, 320),
+            (456, 512),
+            (552, 640),
+            (1025, 1280),
+            (4097, 5120),
+        ] {
+            assert_eq!(block(size), class, "{size}");
+        }
+    }
+
+    /// The nodes as the standard library lays them out on a 64-bit machine:
+    /// 11 keys and values after 12 bytes of header, and 12 child addresses
+    /// above the leaves.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn nodes_have_the_standard_librarys_layout() {
+        assert_eq!(size_of::<LeafNode<Name, Slot>>(), 16 + 11 * 16 + 11 * 24);
+        assert_eq!(size_of::<InternalNode<Name, Slot>>(), 456 + 12 * 8);
+        assert_eq!(size_of::<LeafNode<u64, Name>>(), 16 + 11 * 8 + 11 * 16);
+        assert_eq!(size_of::<LeafNode<(u64, Name), ()>>(), 16 + 11 * 24);
+        assert_eq!(size_of::<InternalNode<(u64, Name), ()>>(), 280 + 12 * 8);
+    }
+
+    #[test]
+    fn a_tree_is_its_leaves_and_the_levels_above() {
+        let leaf = block(size_of::<LeafNode<u64, Name>>());
+        let internal = block(size_of::<InternalNode<u64, Name>>());
+        assert_eq!(tree_bytes::<u64, Name>(0, APPEND_FILL), 0);
+        assert_eq!(tree_bytes::<u64, Name>(1, APPEND_FILL), leaf);
+        assert_eq!(tree_bytes::<u64, Name>(11, APPEND_FILL), leaf);
+        // The 12th entry splits the root leaf in two under a new root.
+        assert_eq!(
+            tree_bytes::<u64, Name>(12, APPEND_FILL),
+            2 * leaf + internal
+        );
+        // 200,000 entries added at the end fill 28,571 leaves of 7 (6 keys
+        // and one above); 4,082, 583, 83, 12 and 1 nodes above them.
+        assert_eq!(
+            tree_bytes::<u64, Name>(200_000, APPEND_FILL),
+            28_572 * leaf + (4_082 + 583 + 83 + 12 + 1) * internal
+        );
+    }
+
+    /// Three resources, one held with a lease: exactly what jemalloc gives
+    /// such a pool.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn memory_counts_every_block_of_a_small_pool() {
+        let mut pool = pool(&["r1", "r2", "r3"]);
+        assert_eq!(pool.memory(), 80 + 512 + 320 + 3 * 8 + 3 * 8);
+        pool.take(b"worker", 600_000);
+        // The pool, a leaf each for `slots`, `free` and `ending`; the names
+        // 3 times in `slots`, twice in `free`, once in `ending`; the owner.
+        assert_eq!(pool.memory(), 80 + 512 + 320 + 320 + 6 * 8 + 8);
+        assert_eq!(pool.memory(), 1288);
+        // Released: `ending` is empty and gives its node back.
+        assert!(pool.release(b"r1", b"worker"));
+        assert_eq!(pool.memory(), 80 + 512 + 320 + 3 * 8 + 3 * 8);
+        // Everything held forever: `free` is empty too.
+        for owner in [&b"a"[..], b"b", b"c"] {
+            pool.take(owner, FOREVER);
+        }
+        assert_eq!(pool.memory(), 80 + 512 + 3 * 8 + 3 * 8);
+        // Long names and owners take the blocks their lengths round to.
+        let mut long = Pool::default();
+        long.add(&[b'n'; 100]);
+        long.take(&[b'o'; 1000], 5);
+        assert_eq!(long.memory(), 80 + 512 + 320 + 2 * 112 + 1024);
+    }
+
+    /// A pool of 200,000 resources named in order, 10,000 held with a
+    /// lease: the servers give it 175 bytes a resource, its trees holding 7
+    /// entries a node; counting `slots` at 8 makes 162. Within 10% of 175.
+    #[test]
+    fn memory_of_a_large_pool_grows_with_its_trees() {
+        let mut pool = Pool::default();
+        for n in 0..200_000 {
+            pool.add(format!("resource-{n:06}").as_bytes());
+        }
+        for _ in 0..10_000 {
+            pool.take(b"worker", 600_000);
+        }
+        let per_resource = pool.memory() / pool.size();
+        assert!((158..=192).contains(&per_resource), "{per_resource}");
     }
 
     /// Against a model that keeps a plain list: the same resources handed
