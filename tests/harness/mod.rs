@@ -133,7 +133,8 @@ pub fn redis_cli() -> PathBuf {
 /// gives `name::redis`, `name::redis8` and `name::valkey`.
 #[macro_export]
 macro_rules! server_tests {
-    ($(fn $name:ident($flavor:ident) $body:block)*) => {$(
+    ($($(#[doc = $doc:expr])* fn $name:ident($flavor:ident) $body:block)*) => {$(
+        $(#[doc = $doc])*
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -375,18 +376,7 @@ pub struct Replicated {
 
 impl Replicated {
     pub fn start(flavor: Flavor) -> Replicated {
-        let primary = Server::start(flavor);
-        let replica = Server::start(flavor);
-        let mut con = replica.con();
-        let _: () = redis::cmd("REPLICAOF")
-            .arg("127.0.0.1")
-            .arg(primary.port)
-            .query(&mut con)
-            .expect("REPLICAOF");
-        wait_until("the replica is in sync", || {
-            info_field(&mut con, "replication", "master_link_status").as_deref() == Some("up")
-        });
-        Replicated { primary, replica }
+        Replicated::start_with(flavor, &[])
     }
 
     /// Waits until the replica acknowledged everything written so far.
@@ -804,4 +794,100 @@ pub fn crc64(bytes: &[u8]) -> u64 {
         }
     }
     crc
+}
+
+/// A command's reply, or its error as `CODE detail`.
+pub fn reply(con: &mut Connection, words: &[&str]) -> Result<Value, String> {
+    match cmd(words).query::<Value>(con) {
+        Ok(Value::ServerError(e)) => {
+            Err(format!("{} {}", e.code(), e.details().unwrap_or_default()))
+        }
+        Ok(value) => Ok(value),
+        Err(e) => Err(format!(
+            "{} {}",
+            e.code().unwrap_or("?"),
+            e.detail().unwrap_or_default()
+        )),
+    }
+}
+
+/// How many clients the server has blocked (`INFO clients`).
+pub fn blocked_clients(con: &mut Connection) -> i64 {
+    info_field(con, "clients", "blocked_clients")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(-1)
+}
+
+pub fn wait_blocked(con: &mut Connection, n: i64) {
+    wait_until(&format!("{n} client(s) are blocked"), || {
+        blocked_clients(con) == n
+    });
+}
+
+/// A client blocked in a waiting command: its `CLIENT ID`, and its reply
+/// (or error) out of the thread that waits for it.
+pub struct Waiter {
+    pub id: i64,
+    pub handle: std::thread::JoinHandle<Result<Value, String>>,
+}
+
+impl Waiter {
+    /// Sends `words` from a new connection and returns once the server has
+    /// the client blocked.
+    pub fn start(server: &Server, words: &[&str]) -> Waiter {
+        let mut con = server.con();
+        let mut watch = server.con();
+        let before = blocked_clients(&mut watch);
+        let id = int(&mut con, &["CLIENT", "ID"]);
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let handle = std::thread::spawn(move || {
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            reply(&mut con, &words)
+        });
+        wait_blocked(&mut watch, before + 1);
+        Waiter { id, handle }
+    }
+
+    pub fn answer(self) -> Result<Value, String> {
+        self.handle.join().expect("the waiting thread")
+    }
+}
+
+impl Server {
+    /// Sends a `SHUTDOWN …` (which may wait, e.g. for lagging replicas) and
+    /// waits until the process exits; `true` when it exited cleanly.
+    pub fn shutdown(&mut self, words: &[&str]) -> bool {
+        let mut con = self.con();
+        let _ = cmd(words).query::<Value>(&mut con);
+        match self.child.take() {
+            Some(mut child) => child.wait().is_ok_and(|status| status.success()),
+            None => false,
+        }
+    }
+
+    /// The process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+    }
+}
+
+impl Replicated {
+    /// A primary started with extra configuration (e.g. an AOF) and a
+    /// replica in sync with it.
+    pub fn start_with(flavor: Flavor, primary: &[&str]) -> Replicated {
+        let primary = Server::start_with(flavor, primary);
+        let replica = Server::start(flavor);
+        let mut con = replica.con();
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("127.0.0.1")
+            .arg(primary.port)
+            .query(&mut con)
+            .expect("REPLICAOF");
+        wait_until("the replica is in sync", || {
+            info_field(&mut con, "replication", "master_link_status").as_deref() == Some("up")
+        });
+        Replicated { primary, replica }
+    }
 }

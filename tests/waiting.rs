@@ -1,0 +1,347 @@
+//! Waiting under operators' routines, for every family that waits (LOCK,
+//! POOL, IDPOOL): a lease ending while the server accepts no writes (`CLIENT
+//! PAUSE … WRITE`, `FAILOVER`, `SHUTDOWN` waiting for a lagging replica), a
+//! waiter unblocked or killed at the moment of its hand-off, and waits that
+//! end leaving nothing behind.
+
+mod harness;
+
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use harness::{
+    cmd, digest, info_field, int, wait_blocked, wait_until, Connection, Replicated, Server, Value,
+    Waiter,
+};
+
+fn value(con: &mut Connection, words: &[&str]) -> Value {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
+}
+
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::BulkString(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        Value::SimpleString(text) => Some(text.clone()),
+        _ => None,
+    }
+}
+
+fn recipes_figure(con: &mut Connection, name: &str) -> i64 {
+    info_field(con, "recipes", &format!("recipes_{name}"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(-1)
+}
+
+/// `used_memory` less what the clients' buffers take.
+fn memory_less_clients(con: &mut Connection) -> i64 {
+    let field = |con: &mut Connection, name| -> i64 {
+        info_field(con, "memory", name)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    field(con, "used_memory") - field(con, "mem_clients_normal")
+}
+
+/// A family's waiting command, set up with its only unit (a lock, a
+/// resource, an ID) held by a short lease, and how to read who holds it.
+struct Family {
+    name: &'static str,
+    /// Commands that leave the key held by a lease of `PX`/`TTL` 300 ms.
+    hold_briefly: &'static [&'static [&'static str]],
+    /// Commands that leave the key held with no lease end.
+    hold: &'static [&'static [&'static str]],
+    /// A waiter's command; `{who}` is its owner or token.
+    wait: &'static [&'static str],
+    /// What a served waiter is answered.
+    granted: fn(&str) -> Value,
+    /// The holder's release command (held by `holder`).
+    release: &'static [&'static str],
+    /// Who holds the key now, as the family's reads say (`None`: nobody).
+    holder: fn(&mut Connection) -> Option<String>,
+}
+
+const LOCK: Family = Family {
+    name: "lock",
+    hold_briefly: &[&["LOCK.ACQUIRE", "k", "holder", "PX", "300"]],
+    hold: &[&["LOCK.ACQUIRE", "k", "holder"]],
+    wait: &[
+        "LOCK.ACQUIRE",
+        "k",
+        "{who}",
+        "WAIT",
+        "{wait}",
+        "PX",
+        "60000",
+    ],
+    granted: |_| Value::Int(1),
+    release: &["LOCK.RELEASEIF", "k", "holder"],
+    holder: |con| cmd(&["GET", "k"]).query(con).unwrap(),
+};
+
+const POOL: Family = Family {
+    name: "pool",
+    hold_briefly: &[
+        &["POOL.ADD", "k", "r1"],
+        &["POOL.ACQUIRE", "k", "holder", "PX", "300"],
+    ],
+    hold: &[&["POOL.ADD", "k", "r1"], &["POOL.ACQUIRE", "k", "holder"]],
+    wait: &[
+        "POOL.ACQUIRE",
+        "k",
+        "{who}",
+        "WAIT",
+        "{wait}",
+        "PX",
+        "60000",
+    ],
+    granted: |_| Value::BulkString(b"r1".to_vec()),
+    release: &["POOL.RELEASE", "k", "r1", "holder"],
+    holder: |con| {
+        let holders = value(con, &["POOL.HOLDERS", "k"]);
+        match holders {
+            Value::Array(rows) => rows.first().and_then(|row| match row {
+                Value::Array(fields) => fields.get(1).and_then(text),
+                _ => None,
+            }),
+            _ => None,
+        }
+    },
+};
+
+const IDPOOL: Family = Family {
+    name: "idpool",
+    hold_briefly: &[
+        &["IDPOOL.CREATE", "k", "1"],
+        &["IDPOOL.NEXT", "k", "TTL", "300"],
+    ],
+    hold: &[&["IDPOOL.CREATE", "k", "1"], &["IDPOOL.NEXT", "k"]],
+    wait: &["IDPOOL.NEXT", "k", "WAIT", "{wait}", "TTL", "60000"],
+    granted: |_| Value::Int(1),
+    release: &["IDPOOL.RELEASE", "k", "1"],
+    // An ID pool has no owners: "leased" or nobody.
+    holder: |con| {
+        let info = value(con, &["IDPOOL.INFO", "k"]);
+        let Value::Array(fields) = info else {
+            panic!("IDPOOL.INFO answered {info:?}");
+        };
+        let leased = fields
+            .chunks(2)
+            .any(|pair| text(&pair[0]).as_deref() == Some("leased") && pair[1] == Value::Int(1));
+        leased.then(|| "leased".to_string())
+    },
+};
+
+const FAMILIES: [&Family; 3] = [&LOCK, &POOL, &IDPOOL];
+
+impl Family {
+    /// The waiting command for `who`, waiting up to `wait_ms`.
+    fn wait_words(&self, who: &str, wait_ms: u64) -> Vec<String> {
+        let wait = wait_ms.to_string();
+        self.wait
+            .iter()
+            .map(|word| word.replace("{who}", who).replace("{wait}", &wait))
+            .collect()
+    }
+
+    fn waiter(&self, server: &Server, who: &str, wait_ms: u64) -> Waiter {
+        let words = self.wait_words(who, wait_ms);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        Waiter::start(server, &words)
+    }
+
+    /// The holder as [`Family::holder`] names it, for a waiter `who`.
+    fn named(&self, who: &str) -> Option<String> {
+        if self.name == "idpool" {
+            Some("leased".to_string())
+        } else {
+            Some(who.to_string())
+        }
+    }
+
+    fn run(&self, con: &mut Connection, commands: &[&[&str]]) {
+        for words in commands {
+            let answer = value(con, words);
+            assert!(!matches!(answer, Value::Nil), "{words:?} answered nil");
+        }
+    }
+}
+
+server_tests! {
+    /// A lease ends inside `CLIENT PAUSE … WRITE`, on a primary with an AOF
+    /// and a replica: nothing is handed out (nor written, nor propagated)
+    /// until writes resume; then the waiter is served, and the replica holds
+    /// exactly the primary's state. A waiter whose wait runs out during the
+    /// pause is answered nil at its deadline.
+    fn a_lease_ending_in_a_write_pause_is_handed_on_when_writes_resume(flavor) {
+        let pair = Replicated::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        for family in FAMILIES {
+            let mut con = pair.primary.con();
+            let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
+            family.run(&mut con, family.hold_briefly);
+            let next = family.waiter(&pair.primary, "next", 8000);
+            // A second key whose only waiter gives up during the pause.
+            let quick_words: Vec<String> = family
+                .wait_words("quick", 600)
+                .into_iter()
+                .map(|w| if w == "k" { "other".to_string() } else { w })
+                .collect();
+            for words in family.hold_briefly {
+                let words: Vec<&str> = words.iter().map(|w| if *w == "k" { "other" } else { w }).collect();
+                value(&mut con, &words);
+            }
+            let quick_words: Vec<&str> = quick_words.iter().map(String::as_str).collect();
+            let quick = Waiter::start(&pair.primary, &quick_words);
+            let paused_at = Instant::now();
+            let _: () = cmd(&["CLIENT", "PAUSE", "1500", "WRITE"]).query(&mut con).unwrap();
+            // The lease ends at 300 ms, inside the pause: nothing is handed on.
+            sleep(Duration::from_millis(900));
+            assert!(!next.handle.is_finished(), "{}: served during the pause", family.name);
+            // The waiter whose wait ran out was answered at its deadline.
+            assert!(quick.handle.is_finished(), "{}: the quick waiter still waits", family.name);
+            assert_eq!(quick.answer(), Ok(Value::Nil), "{}", family.name);
+            // Writes resume: the waiter is served.
+            let answer = next.answer();
+            assert!(paused_at.elapsed() >= Duration::from_millis(1400), "{}", family.name);
+            assert_eq!(answer, Ok((family.granted)("next")), "{}", family.name);
+            assert_eq!((family.holder)(&mut con), family.named("next"), "{}", family.name);
+            // The replica holds exactly what the primary holds.
+            wait_until("the ended lock is gone", || int(&mut con, &["EXISTS", "other"]) == 0 || family.name != "lock");
+            pair.sync();
+            assert_eq!(digest(&mut con), digest(&mut pair.replica.con()), "{}", family.name);
+        }
+        assert!(!pair.primary.log().contains("panic"));
+        // The AOF restores the same state.
+        let mut primary = pair.primary;
+        let before = digest(&mut primary.con());
+        primary.restart();
+        assert_eq!(before, digest(&mut primary.con()));
+    }
+}
+
+/// How the client about to be served is taken away at its hand-off.
+#[derive(Clone, Copy, Debug)]
+enum Away {
+    Unblock,
+    UnblockError,
+    Kill,
+}
+
+server_tests! {
+    /// The holder releases and, in the same pipeline (so before the server
+    /// sends the hand-off's reply), the first waiter is unblocked, unblocked
+    /// with an error, or killed. Whatever that waiter is told is the truth:
+    /// told nil or an error, it holds nothing, and the next waiter is served.
+    fn a_waiter_taken_away_at_its_hand_off_holds_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let redis70 = harness::server_version(&mut con) < (7, 2) && flavor == harness::Flavor::Redis;
+        for family in FAMILIES {
+            for away in [Away::Unblock, Away::UnblockError, Away::Kill] {
+                let what = format!("{} {away:?}", family.name);
+                let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
+                family.run(&mut con, family.hold);
+                let first = family.waiter(&server, "first", 60_000);
+                let second = family.waiter(&server, "second", 60_000);
+                let id = first.id.to_string();
+                let mut pipe = redis::pipe();
+                pipe.cmd(family.release[0]).arg(&family.release[1..]);
+                match away {
+                    Away::Unblock => pipe.cmd("CLIENT").arg(&["UNBLOCK", &id][..]),
+                    Away::UnblockError => pipe.cmd("CLIENT").arg(&["UNBLOCK", &id, "ERROR"][..]),
+                    Away::Kill => pipe.cmd("CLIENT").arg(&["KILL", "ID", &id][..]),
+                };
+                let answers: Vec<Value> = pipe.query(&mut con).unwrap();
+                assert_eq!(answers[0], Value::Int(1), "{what}");
+                let granted = (family.granted)("");
+                let first_answer = match away {
+                    // Redis 7.0 sends a client unblocked at its hand-off no
+                    // reply at all (its own handling of module clients).
+                    Away::Unblock if redis70 => None,
+                    _ => Some(first.answer()),
+                };
+                if first_answer == Some(Ok(granted.clone())) {
+                    // Told it holds it (the unblock came too late to matter,
+                    // as on Redis 8.6 and Valkey): it does, and the next
+                    // waiter still waits.
+                    assert_eq!((family.holder)(&mut con), family.named("first"), "{what}");
+                    assert!(!second.handle.is_finished(), "{what}");
+                    let _: Value = cmd(&["CLIENT", "UNBLOCK", &second.id.to_string()]).query(&mut con).unwrap();
+                    assert_eq!(second.answer(), Ok(Value::Nil), "{what}");
+                    continue;
+                }
+                if let Some(answer) = first_answer {
+                    match away {
+                        Away::Unblock => assert_eq!(answer, Ok(Value::Nil), "{what}"),
+                        Away::UnblockError => assert!(answer.clone().unwrap_err().starts_with("UNBLOCKED"), "{what}: {answer:?}"),
+                        Away::Kill => assert!(answer.is_err(), "{what}: {answer:?}"),
+                    }
+                }
+                // What the first waiter was handed went back, to the next.
+                assert_eq!(second.answer(), Ok(granted), "{what}");
+                assert_eq!((family.holder)(&mut con), family.named("second"), "{what}");
+                assert_eq!(int(&mut con, &["DBSIZE"]), 1, "{what}");
+            }
+        }
+        assert!(!server.log().contains("panic"));
+    }
+}
+
+server_tests! {
+    /// Waits ended by `CLIENT UNBLOCK`, `CLIENT KILL` and disconnects leave
+    /// no queue, no timer and no memory behind: the gauges return to 0, and
+    /// rounds of such waits on new keys leave `used_memory` where it was
+    /// (before, each key kept about 650 bytes for the length of the wait).
+    fn waits_that_end_leave_nothing_behind(flavor) {
+        const WAITERS: usize = 300;
+        const ROUNDS: usize = 4;
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for family in FAMILIES {
+            let mut after_rounds = Vec::new();
+            for round in 0..ROUNDS {
+                let keys: Vec<String> = (0..WAITERS).map(|i| format!("k{round}-{i}")).collect();
+                for key in &keys {
+                    for words in family.hold {
+                        let words: Vec<&str> = words.iter().map(|w| if *w == "k" { key.as_str() } else { w }).collect();
+                        value(&mut con, &words);
+                    }
+                }
+                let mut clients: Vec<Connection> = (0..WAITERS).map(|_| server.con()).collect();
+                let ids: Vec<i64> = clients.iter_mut().map(|c| int(c, &["CLIENT", "ID"])).collect();
+                // Every wait sent without reading its reply.
+                for (client, key) in clients.iter_mut().zip(&keys) {
+                    let words = family.wait_words("w", 86_400_000);
+                    let words: Vec<&str> = words.iter().map(|w| if w == "k" { key.as_str() } else { w }).collect();
+                    client.send_packed_command(&cmd(&words).get_packed_command()).unwrap();
+                }
+                wait_blocked(&mut con, WAITERS as i64);
+                let gauge = format!("{}s_with_waiters", family.name);
+                assert_eq!(recipes_figure(&mut con, &gauge), WAITERS as i64, "{}", family.name);
+                // A third unblocked, a third killed, a third disconnected.
+                for (i, id) in ids.iter().enumerate() {
+                    match i % 3 {
+                        0 => assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &id.to_string()]), 1),
+                        1 => assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &id.to_string()]), 1),
+                        _ => {}
+                    }
+                }
+                let unblocked: Vec<Connection> = clients.into_iter().step_by(3).collect();
+                wait_blocked(&mut con, 0);
+                assert_eq!(recipes_figure(&mut con, &gauge), 0, "{}", family.name);
+                assert_eq!(recipes_figure(&mut con, "clients_waiting"), 0, "{}", family.name);
+                drop(unblocked);
+                let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
+                wait_until("the clients are gone", || {
+                    info_field(&mut con, "clients", "connected_clients").as_deref() == Some("1")
+                });
+                after_rounds.push(memory_less_clients(&mut con));
+            }
+            // The first round warms the server's own structures up; the
+            // later ones leave nothing (the old queues kept 195 KB a round).
+            let grown = after_rounds[ROUNDS - 1] - after_rounds[1];
+            assert!(grown < (WAITERS as i64) * 150, "{}: used_memory after each round {after_rounds:?}", family.name);
+        }
+    }
+}
