@@ -12,7 +12,7 @@ mod rate;
 
 use idpool::POOL_TYPE;
 use pool::POOL_TYPE as RESOURCE_POOL_TYPE;
-use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
+use redis_module::{redis_module, Context, RedisString, Status};
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
 // the module's memory); the system one in unit tests, which run without it.
@@ -67,7 +67,7 @@ fn load(ctx: &Context) -> Status {
         return Status::Err;
     }
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
-    ctx.set_module_options(ModuleOptions::from_bits_truncate(common::key::OPTIONS));
+    common::key::set_options(ctx, common::cluster::server_options(ctx));
     common::wait::init(ctx, &WAITING);
     common::stats::register(ctx.get_raw(), common::wait::figures_all);
     let families = [

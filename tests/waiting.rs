@@ -10,8 +10,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, digest, info_field, int, wait_blocked, wait_until, Connection, Replicated, Server, Value,
-    Waiter,
+    cmd, digest, info_field, int, reply, wait_blocked, wait_until, Connection, Replicated, Server,
+    Value, Waiter,
 };
 
 fn value(con: &mut Connection, words: &[&str]) -> Value {
@@ -343,5 +343,224 @@ server_tests! {
             let grown = after_rounds[ROUNDS - 1] - after_rounds[1];
             assert!(grown < (WAITERS as i64) * 150, "{}: used_memory after each round {after_rounds:?}", family.name);
         }
+    }
+}
+
+/// How a slot leaves its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotMove {
+    /// `CLUSTER SETSLOT … IMPORTING/MIGRATING`, `MIGRATE`, `SETSLOT … NODE`:
+    /// what `redis-cli --cluster reshard` does.
+    Migrate,
+    /// The server's atomic slot migration (Redis 8.4+, Valkey 9).
+    Atomic,
+}
+
+/// The node's own slot ranges, from `CLUSTER NODES`.
+fn owns_slot_0(con: &mut Connection) -> bool {
+    let nodes: String = cmd(&["CLUSTER", "NODES"]).query(con).unwrap();
+    let myself = nodes
+        .lines()
+        .find(|line| line.contains("myself"))
+        .unwrap_or_default();
+    myself
+        .split(' ')
+        .skip(8)
+        .any(|range| range == "0" || range.starts_with("0-"))
+}
+
+fn move_slot_0(how: SlotMove, flavor: harness::Flavor, nodes: &[Server], keys: &[&str]) {
+    let (source, target) = (&nodes[0], &nodes[1]);
+    let mut src = source.con();
+    let mut tgt = target.con();
+    let source_id: String = cmd(&["CLUSTER", "MYID"]).query(&mut src).unwrap();
+    let target_id: String = cmd(&["CLUSTER", "MYID"]).query(&mut tgt).unwrap();
+    match how {
+        SlotMove::Migrate => {
+            value(
+                &mut tgt,
+                &["CLUSTER", "SETSLOT", "0", "IMPORTING", &source_id],
+            );
+            value(
+                &mut src,
+                &["CLUSTER", "SETSLOT", "0", "MIGRATING", &target_id],
+            );
+            let port = target.port.to_string();
+            let mut migrate = vec!["MIGRATE", "127.0.0.1", &port, "", "0", "5000", "KEYS"];
+            migrate.extend_from_slice(keys);
+            assert_eq!(value(&mut src, &migrate), Value::Okay);
+            for node in nodes {
+                value(
+                    &mut node.con(),
+                    &["CLUSTER", "SETSLOT", "0", "NODE", &target_id],
+                );
+            }
+        }
+        SlotMove::Atomic if flavor == harness::Flavor::Valkey => {
+            value(
+                &mut src,
+                &[
+                    "CLUSTER",
+                    "MIGRATESLOTS",
+                    "SLOTSRANGE",
+                    "0",
+                    "0",
+                    "NODE",
+                    &target_id,
+                ],
+            );
+        }
+        SlotMove::Atomic => {
+            value(&mut tgt, &["CLUSTER", "MIGRATION", "IMPORT", "0", "0"]);
+        }
+    }
+    wait_until("slot 0 moved", || {
+        !owns_slot_0(&mut src) && owns_slot_0(&mut tgt)
+    });
+}
+
+/// Leases on slot 0 with a waiter each, then the slot moves: no waiter is
+/// granted on the node the keys left (told `TRYAGAIN`, which a cluster
+/// client retries where the slot lives now); the keys arrive as they were,
+/// fence included; a retry there is served when the lease ends, and the
+/// fence rises.
+fn slot_moves_under_leases_and_waiters(flavor: harness::Flavor, how: SlotMove) {
+    let cluster = harness::Cluster::start(flavor);
+    let nodes = &cluster.nodes;
+    let mut src = nodes[0].con();
+    assert_eq!(int(&mut src, &["CLUSTER", "KEYSLOT", "{06S}"]), 0);
+    assert!(owns_slot_0(&mut src));
+    for _ in 0..4 {
+        int(
+            &mut src,
+            &["LOCK.ACQUIRE", "{06S}lock", "A", "FENCE", "{06S}fence"],
+        );
+        int(&mut src, &["LOCK.RELEASEIF", "{06S}lock", "A"]);
+    }
+    assert_eq!(
+        int(
+            &mut src,
+            &[
+                "LOCK.ACQUIRE",
+                "{06S}lock",
+                "A",
+                "PX",
+                "4000",
+                "FENCE",
+                "{06S}fence"
+            ]
+        ),
+        5
+    );
+    value(&mut src, &["POOL.ADD", "{06S}pool", "r1"]);
+    value(&mut src, &["POOL.ACQUIRE", "{06S}pool", "o1", "PX", "4000"]);
+    value(&mut src, &["IDPOOL.CREATE", "{06S}ids", "1"]);
+    value(&mut src, &["IDPOOL.NEXT", "{06S}ids", "TTL", "4000"]);
+    let waiters = [
+        Waiter::start(
+            &nodes[0],
+            &[
+                "LOCK.ACQUIRE",
+                "{06S}lock",
+                "B",
+                "PX",
+                "30000",
+                "WAIT",
+                "15000",
+                "FENCE",
+                "{06S}fence",
+            ],
+        ),
+        Waiter::start(
+            &nodes[0],
+            &["POOL.ACQUIRE", "{06S}pool", "o2", "WAIT", "15000"],
+        ),
+        Waiter::start(
+            &nodes[0],
+            &["IDPOOL.NEXT", "{06S}ids", "WAIT", "15000", "TTL", "30000"],
+        ),
+    ];
+    let started = Instant::now();
+    move_slot_0(
+        how,
+        flavor,
+        nodes,
+        &["{06S}lock", "{06S}fence", "{06S}pool", "{06S}ids"],
+    );
+    for waiter in waiters {
+        let answer = waiter.answer();
+        assert!(
+            answer.clone().is_err_and(|e| e.starts_with("TRYAGAIN")),
+            "{how:?}: {answer:?}"
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the waiters were answered at their deadline"
+    );
+    // Nothing was handed on where the keys were.
+    assert_eq!(int(&mut src, &["DBSIZE"]), 0, "{how:?}");
+    // The keys arrived as they were.
+    let mut tgt = nodes[1].con();
+    let get = |con: &mut Connection, key: &str| -> Option<String> {
+        cmd(&["GET", key]).query(con).unwrap()
+    };
+    assert_eq!(get(&mut tgt, "{06S}lock").as_deref(), Some("A"), "{how:?}");
+    assert_eq!(get(&mut tgt, "{06S}fence").as_deref(), Some("5"), "{how:?}");
+    assert!(
+        format!("{:?}", value(&mut tgt, &["POOL.HOLDERS", "{06S}pool"])).contains("o1"),
+        "{how:?}"
+    );
+    // The retry, where the slot lives now, gets the lock at A's lease end
+    // and the next fencing token.
+    assert_eq!(
+        int(
+            &mut tgt,
+            &[
+                "LOCK.ACQUIRE",
+                "{06S}lock",
+                "B",
+                "PX",
+                "30000",
+                "WAIT",
+                "15000",
+                "FENCE",
+                "{06S}fence"
+            ]
+        ),
+        6,
+        "{how:?}"
+    );
+    assert_eq!(
+        text(&value(
+            &mut tgt,
+            &["POOL.ACQUIRE", "{06S}pool", "o2", "WAIT", "15000"]
+        ))
+        .as_deref(),
+        Some("r1")
+    );
+    assert_eq!(
+        int(&mut tgt, &["IDPOOL.NEXT", "{06S}ids", "WAIT", "15000"]),
+        1
+    );
+    for node in nodes {
+        assert!(!node.log().contains("panic"));
+    }
+}
+
+server_tests! {
+    fn a_slot_moved_by_migrate_takes_its_waiters_along(flavor) {
+        slot_moves_under_leases_and_waiters(flavor, SlotMove::Migrate);
+    }
+
+    fn a_slot_moved_atomically_takes_its_waiters_along(flavor) {
+        if flavor == harness::Flavor::Redis {
+            // Redis 7.0 has no atomic slot migration.
+            let cluster = harness::Cluster::start(flavor);
+            let answer = reply(&mut cluster.nodes[1].con(), &["CLUSTER", "MIGRATION", "IMPORT", "0", "0"]);
+            assert!(answer.is_err_and(|e| e.contains("nknown subcommand")));
+            return;
+        }
+        slot_moves_under_leases_and_waiters(flavor, SlotMove::Atomic);
     }
 }

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::c_int;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use redis_module::{raw, Context, RedisError};
@@ -43,6 +43,16 @@ pub struct Key<'a> {
 pub const OPTIONS: c_int = NO_IMPLICIT_SIGNAL | raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int;
 
 const NO_IMPLICIT_SIGNAL: c_int = raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int;
+
+/// [`OPTIONS`] and those the running server needs too (set once at load).
+static SERVER_OPTIONS: AtomicI32 = AtomicI32::new(OPTIONS);
+
+/// Sets the module's options at load: [`OPTIONS`] and `server`'s.
+pub fn set_options(ctx: &Context, server: c_int) {
+    let options = OPTIONS | server;
+    SERVER_OPTIONS.store(options, Ordering::Relaxed);
+    unsafe { api!(RedisModule_SetModuleOptions)(ctx.get_raw(), options) };
+}
 
 impl<'a> Key<'a> {
     pub fn read(ctx: &'a Context, name: Arg<'a>) -> Self {
@@ -304,11 +314,12 @@ impl Drop for Key<'_> {
         if self.changed.get() {
             let set_options = api!(RedisModule_SetModuleOptions);
             let ctx = self.ctx.get_raw();
+            let options = SERVER_OPTIONS.load(Ordering::Relaxed);
             // Nothing runs between the two option changes but the close.
             unsafe {
-                set_options(ctx, OPTIONS & !NO_IMPLICIT_SIGNAL);
+                set_options(ctx, options & !NO_IMPLICIT_SIGNAL);
                 close(self.inner);
-                set_options(ctx, OPTIONS);
+                set_options(ctx, options);
             }
         } else {
             unsafe { close(self.inner) };

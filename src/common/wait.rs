@@ -808,7 +808,8 @@ extern "C" fn on_keyspace_event(
     raw::REDISMODULE_OK as c_int
 }
 
-/// `FLUSHDB`/`FLUSHALL` and `SWAPDB` change keys without per-key events:
+/// `FLUSHDB`/`FLUSHALL`, `SWAPDB` and a completed atomic slot migration
+/// away from this node (Redis 8.4+) change keys without per-key events:
 /// check every key that has waiters.
 extern "C" fn on_databases_changed(
     ctx: *mut raw::RedisModuleCtx,
@@ -817,9 +818,12 @@ extern "C" fn on_databases_changed(
     _data: *mut c_void,
 ) {
     guard((), || {
-        let flush_started = event.id == raw::REDISMODULE_EVENT_FLUSHDB
-            && subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END;
-        if flush_started || !WATCHING.load(Ordering::Relaxed) {
+        let ignored = match event.id {
+            raw::REDISMODULE_EVENT_FLUSHDB => subevent != raw::REDISMODULE_SUBEVENT_FLUSHDB_END,
+            raw::REDISMODULE_EVENT_SWAPDB => false,
+            _ => subevent != cluster::MIGRATE_COMPLETED,
+        };
+        if ignored || !WATCHING.load(Ordering::Relaxed) {
             return;
         }
         let ctx = Context::new(ctx);
@@ -832,11 +836,12 @@ extern "C" fn on_databases_changed(
 /// Called once at load with every family that waits.
 pub fn init(ctx: &Context, families: &'static [Watcher]) {
     let _ = WATCHERS.set(families);
-    for id in [
+    let events = [
         raw::REDISMODULE_EVENT_FLUSHDB,
         raw::REDISMODULE_EVENT_SWAPDB,
-    ] {
-        let event = raw::RedisModuleEvent { id, dataver: 1 };
+    ]
+    .map(|id| raw::RedisModuleEvent { id, dataver: 1 });
+    for event in events.into_iter().chain(cluster::migration_event(ctx)) {
         unsafe {
             api!(RedisModule_SubscribeToServerEvent)(
                 ctx.get_raw(),
