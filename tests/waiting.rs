@@ -564,3 +564,120 @@ server_tests! {
         slot_moves_under_leases_and_waiters(flavor, SlotMove::Atomic);
     }
 }
+
+/// Makes the replica stop reading for `ms` (`DEBUG SLEEP`), then writes on
+/// the primary, so that the replica lags behind it.
+fn lag(pair: &Replicated, ms: u64) -> std::thread::JoinHandle<()> {
+    let mut replica = pair.replica.con();
+    let seconds = format!("{:.3}", ms as f64 / 1000.0);
+    let sleeper = std::thread::spawn(move || {
+        let _: Value = cmd(&["DEBUG", "SLEEP", &seconds])
+            .query(&mut replica)
+            .unwrap();
+    });
+    sleep(Duration::from_millis(100));
+    let _: () = cmd(&["SET", "written-while-lagging", "1"])
+        .query(&mut pair.primary.con())
+        .unwrap();
+    sleeper
+}
+
+/// Leaves each family's key held by a 300 ms lease, with a waiter on it,
+/// and other keys held by long leases; returns the waiters.
+fn leases_with_waiters(server: &Server) -> Vec<Waiter> {
+    let mut con = server.con();
+    for words in [
+        &["LOCK.ACQUIRE", "lock", "a", "PX", "300"][..],
+        &["POOL.ADD", "pool", "r1", "r2"],
+        &["POOL.ACQUIRE", "pool", "o1", "PX", "300"],
+        &["POOL.ACQUIRE", "pool", "long", "PX", "6000000"],
+        &["IDPOOL.CREATE", "ids", "2"],
+        &["IDPOOL.NEXT", "ids", "TTL", "300"],
+        &["IDPOOL.NEXT", "ids", "TTL", "6000000"],
+        &["IDGEN.NEXT", "counter"],
+    ] {
+        value(&mut con, words);
+    }
+    vec![
+        Waiter::start(
+            server,
+            &["LOCK.ACQUIRE", "lock", "b", "WAIT", "8000", "PX", "60000"],
+        ),
+        Waiter::start(
+            server,
+            &["POOL.ACQUIRE", "pool", "o2", "WAIT", "8000", "PX", "60000"],
+        ),
+        Waiter::start(
+            server,
+            &["IDPOOL.NEXT", "ids", "WAIT", "8000", "TTL", "60000"],
+        ),
+    ]
+}
+
+server_tests! {
+    /// `FAILOVER` pauses writes until the lagging replica catches up; the
+    /// leases end during that pause. Nothing is handed out then; the old
+    /// primary turns replica, its waiters are let go (the server's
+    /// `-UNBLOCKED` for every blocked client) holding nothing, and both
+    /// servers end with the same data.
+    fn failover_with_a_lagging_replica_and_waiters(flavor) {
+        let pair = Replicated::start(flavor);
+        let waiters = leases_with_waiters(&pair.primary);
+        let sleeper = lag(&pair, 1500);
+        let mut primary = pair.primary.con();
+        assert_eq!(value(&mut primary, &["FAILOVER", "TIMEOUT", "20000"]), Value::Okay);
+        for waiter in waiters {
+            let answer = waiter.answer();
+            assert!(
+                matches!(&answer, Ok(Value::Nil)) || answer.clone().is_err_and(|e| e.starts_with("UNBLOCKED")),
+                "{answer:?}"
+            );
+        }
+        sleeper.join().unwrap();
+        let mut new_primary = pair.replica.con();
+        wait_until("the failover is done", || {
+            info_field(&mut new_primary, "replication", "role").as_deref() == Some("master")
+                && info_field(&mut primary, "replication", "master_link_status").as_deref() == Some("up")
+        });
+        // Nobody holds what ended during the pause: the waiters were let go.
+        assert_eq!(value(&mut new_primary, &["GET", "lock"]), Value::Nil);
+        let holders = format!("{:?}", value(&mut new_primary, &["POOL.HOLDERS", "pool"]));
+        assert!(holders.contains("long") && !holders.contains("o2"), "{holders}");
+        wait_until("the ended lock expired", || int(&mut new_primary, &["EXISTS", "lock"]) == 0);
+        let _: i64 = cmd(&["WAIT", "1", "10000"]).query(&mut new_primary).unwrap();
+        assert_eq!(digest(&mut new_primary), digest(&mut primary));
+        assert!(!pair.primary.log().contains("panic"));
+    }
+
+    /// `SHUTDOWN` waits for a lagging replica with writes paused; the leases
+    /// end then. The server still saves and exits cleanly (it aborted
+    /// before, writing no RDB), and restarts with exactly what it held.
+    fn shutdown_with_a_lagging_replica_and_waiters(flavor) {
+        let mut pair = Replicated::start(flavor);
+        let waiters = leases_with_waiters(&pair.primary);
+        let mut con = pair.primary.con();
+        let before: Vec<Value> = ["pool", "ids", "counter"]
+            .iter()
+            .map(|key| value(&mut con, &["DEBUG", "DIGEST-VALUE", key]))
+            .collect();
+        let sleeper = lag(&pair, 1500);
+        let started = Instant::now();
+        assert!(pair.primary.shutdown(&["SHUTDOWN", "SAVE"]), "the server did not exit cleanly:\n{}", pair.primary.log());
+        // It waited for the replica, past the leases' end.
+        assert!(started.elapsed() > Duration::from_millis(1000));
+        sleeper.join().unwrap();
+        for waiter in waiters {
+            let answer = waiter.answer();
+            assert!(answer.is_err(), "a waiter was answered {answer:?} by a server shutting down");
+        }
+        assert!(pair.primary.log().contains("DB saved on disk"), "{}", pair.primary.log());
+        pair.primary.start_again();
+        let mut con = pair.primary.con();
+        let after: Vec<Value> = ["pool", "ids", "counter"]
+            .iter()
+            .map(|key| value(&mut con, &["DEBUG", "DIGEST-VALUE", key]))
+            .collect();
+        assert_eq!(before, after);
+        assert_eq!(value(&mut con, &["GET", "lock"]), Value::Nil);
+    }
+}
