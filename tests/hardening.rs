@@ -1,6 +1,7 @@
 //! The module under attack, on real servers: generated bad input for every
-//! command, kill -9 with an AOF, failover to a replica, resharding in a
-//! cluster, memory pressure and ACL limits. `make test` runs these at their
+//! command while writes are paused at random moments, kill -9 with an AOF,
+//! failover to a replica, resharding in a cluster, memory pressure and ACL
+//! limits. `make test` runs these at their
 //! default sizes; `make stress` runs the fuzzer longer and under valgrind.
 //!
 //! Each test prints a `STRESS <figure> <flavor> <value>` line, which
@@ -10,7 +11,7 @@ mod harness;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -365,6 +366,8 @@ struct Attacker<'s> {
     calls: usize,
     failed: usize,
     blocked: usize,
+    /// Held by a [`Pauser`] while writes are paused.
+    pauses: Arc<Mutex<()>>,
 }
 
 impl<'s> Attacker<'s> {
@@ -381,6 +384,7 @@ impl<'s> Attacker<'s> {
             calls: 0,
             failed: 0,
             blocked: 0,
+            pauses: Arc::default(),
         }
     }
 
@@ -444,11 +448,17 @@ impl<'s> Attacker<'s> {
             )
         };
         self.con.send(&words).unwrap_or_else(|e| crashed(&e));
-        if !self
-            .con
-            .reply_started(Duration::from_millis(20))
-            .unwrap_or_else(|e| crashed(&e))
-        {
+        let started = |con: &mut Client, ms| {
+            con.reply_started(Duration::from_millis(ms))
+                .unwrap_or_else(|e| crashed(&e))
+        };
+        // No pause begins while this is decided: a call held by a pause runs
+        // once the server sees the pause ended (Redis 7.0 only notices at its
+        // next cron, up to 100 ms later); unblocking it instead would answer
+        // it twice.
+        let pauses = Arc::clone(&self.pauses);
+        let no_pause = pauses.lock().unwrap_or_else(|e| e.into_inner());
+        if !started(&mut self.con, 20) && !started(&mut self.con, 200) {
             // Blocked (a lock wait): unblock it; 0 if it was only slow.
             let unblocked = self
                 .control
@@ -458,6 +468,7 @@ impl<'s> Attacker<'s> {
                 self.blocked += 1;
             }
         }
+        drop(no_pause);
         let reply = self.con.read().unwrap_or_else(|e| crashed(&e));
         match self.con.call(&[b"PING"]) {
             Ok(Reply::Status(pong)) if pong == b"PONG" => {}
@@ -497,10 +508,66 @@ impl<'s> Attacker<'s> {
     }
 }
 
+/// Pauses the server's writes (`CLIENT PAUSE ms WRITE`, 5 to 60 ms) at
+/// random moments until dropped, as `FAILOVER`, a cluster failover or a
+/// shutdown waiting for replicas do: leases end, waits run out and
+/// hand-offs fall due inside pauses. Holds `gate` during each pause; counts
+/// the pauses.
+struct Pauser {
+    stop: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<usize>>,
+}
+
+impl Pauser {
+    fn start(server: &Server, seed: u64, gate: Arc<Mutex<()>>) -> Pauser {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut con = Client::connect(server.port).expect("connect");
+        let stopped = Arc::clone(&stop);
+        let thread = thread::spawn(move || {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut pauses = 0;
+            while !stopped.load(Ordering::Relaxed) {
+                thread::sleep(Duration::from_millis(rng.random_range(20..300)));
+                let ms = rng.random_range(5..=60);
+                let _pausing = gate.lock().unwrap_or_else(|e| e.into_inner());
+                let pause = ms.to_string();
+                if con
+                    .call(&[b"CLIENT", b"PAUSE", pause.as_bytes(), b"WRITE"])
+                    .is_ok()
+                {
+                    pauses += 1;
+                }
+                // Until the server's pause is over.
+                thread::sleep(Duration::from_millis(ms + 5));
+            }
+            pauses
+        });
+        Pauser {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn finish(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .take()
+            .map_or(0, |thread| thread.join().unwrap_or(0))
+    }
+}
+
+impl Drop for Pauser {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Runs `calls` generated commands, broken as often as not, through an
-/// [`Attacker`]. Returns how many calls failed and how many blocked.
+/// [`Attacker`], while writes pause now and then. Returns how many calls
+/// failed and how many blocked.
 fn fuzz_module(server: &Server, seed: u64, calls: usize) -> (usize, usize) {
     let mut attacker = Attacker::new(server, seed);
+    let pauser = Pauser::start(server, seed, Arc::clone(&attacker.pauses));
     let mut generator = Generator::new(attacker.commands(), junk(), seed);
     for call in 0..calls {
         if call.is_multiple_of(500) {
@@ -513,6 +580,8 @@ fn fuzz_module(server: &Server, seed: u64, calls: usize) -> (usize, usize) {
         failed > calls / 10 && failed < calls,
         "{failed} of {calls} calls failed: the generator is off"
     );
+    let pauses = pauser.finish();
+    assert!(pauses > 0, "writes were never paused");
     attacker.finish()
 }
 
