@@ -2,13 +2,16 @@
 
 from typing import Any, Dict, Optional
 
-from ._core import Recipe, Steps, as_dict, ms, recipe
+from ._core import Recipe, Steps, as_dict, ms, recipe, waiting
 from .errors import KeyExists
 
 
 class IdPool(Recipe):
     """IDs ``1..max`` handed out in turn, each leased until released or its
-    lease (seconds) ends; a full pool answers None."""
+    lease (seconds) ends; a full pool answers None, or, with a ``timeout``,
+    the first ID freed within it (a wait in the server's
+    first-come-first-served queue, sent once and read past its end like
+    ``Lock``'s)."""
 
     def __init__(self, client: Any, key: str) -> None:
         super().__init__(client)
@@ -27,13 +30,16 @@ class IdPool(Recipe):
         return True
 
     @recipe
-    def acquire(self, ttl: Optional[float] = None) -> Steps:
+    def acquire(self, ttl: Optional[float] = None, timeout: Optional[float] = None) -> Steps:
         """The next free ID, leased for ``ttl`` seconds (default: the pool's),
-        or None when every ID is leased."""
+        or None when every ID is leased (after waiting up to ``timeout``
+        seconds for one to be freed)."""
         words: tuple = ("IDPOOL.NEXT", self.key)
         if ttl is not None:
             words += ("TTL", ms(ttl))
-        taken = yield words
+        if timeout is not None:
+            words += ("WAIT", ms(timeout))
+        taken = yield waiting(words, timeout)
         return None if taken is None else int(taken)
 
     @recipe

@@ -5,7 +5,7 @@ fencing tokens (the book's ``Lock``, ``AutoReleaseLock`` and
 import uuid
 from typing import Any, Callable, Optional
 
-from ._core import Recipe, Renewer, Steps, ms, recipe
+from ._core import FOREVER, Recipe, Renewer, Steps, ms, recipe, waiting
 from .errors import LockLost, LockNotAcquired
 
 
@@ -25,8 +25,17 @@ class Lock(Recipe):
     outlived ``ttl``, or another client took the lock), ``on_lost(lock)`` is
     called, or without it ``LockLost`` is raised when the block ends.
 
-    A blocking wait holds the connection: give the client no
-    ``socket_timeout`` shorter than the wait."""
+    A wait holds one connection until the server answers. The command is
+    sent once (never again by redis-py's retries, which would put it at the
+    back of the queue) and its reply is read with a timeout 2 s past the
+    wait, not the client's ``socket_timeout``, so a client with redis-py 8's
+    default of 5 s keeps its place through a longer wait. A connection lost
+    meanwhile, or no answer 2 s after the wait, raises
+    ``redis.ConnectionError`` or ``redis.TimeoutError``. In a cluster, a
+    wait whose slot moves is sent again by the cluster client to the new
+    node, at the back of its queue. With redis-py before 8 the client's
+    ``socket_timeout`` (none by default) applies: give none shorter than the
+    wait."""
 
     def __init__(
         self,
@@ -65,7 +74,7 @@ class Lock(Recipe):
     @recipe
     def acquire(self, timeout: Optional[float] = None) -> Steps:
         """True when this token now holds the lock."""
-        reply = yield self._acquire_words(timeout)
+        reply = yield waiting(self._acquire_words(timeout), timeout)
         if reply is None:
             return False
         if self.fence is not None:
@@ -91,7 +100,7 @@ class Lock(Recipe):
     # ---- the context manager and the renewer (thread) ---------------------
 
     def __enter__(self) -> "Lock":
-        if not self.acquire(timeout=self.wait if self.wait is not None else 10**9):
+        if not self.acquire(timeout=self.wait if self.wait is not None else FOREVER):
             raise LockNotAcquired(f"lock {self.key!r} is held by another client")
         if self.renew and self.ttl is not None:
             self._start_renewer()
@@ -159,7 +168,7 @@ class IdentityLock(Recipe):
         words: tuple = ("LOCK.ACQUIRE", self.key, password)
         if timeout is not None:
             words += ("WAIT", ms(timeout))
-        return (yield words) is not None
+        return (yield waiting(words, timeout)) is not None
 
     @recipe
     def release(self, password: str) -> Steps:

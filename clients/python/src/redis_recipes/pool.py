@@ -4,7 +4,7 @@ first-come-first-served wait."""
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ._core import Recipe, Renewer, Steps, as_dict, ms, recipe, text
+from ._core import FOREVER, Recipe, Renewer, Steps, as_dict, ms, recipe, text, waiting
 from .errors import LeaseLost, NoResourceFree
 
 
@@ -26,8 +26,8 @@ class ResourcePool(Recipe):
     lease every ``ttl / 3`` while the block runs. A lease lost anyway calls
     ``on_lost(resource)``, or without it raises ``LeaseLost`` at the end.
 
-    A blocking wait holds the connection: give the client no
-    ``socket_timeout`` shorter than the wait."""
+    A wait is sent once and read past its end, whatever the client's
+    ``socket_timeout``, keeping its place in the queue (see ``Lock``)."""
 
     def __init__(
         self,
@@ -64,7 +64,7 @@ class ResourcePool(Recipe):
     @recipe
     def acquire(self, timeout: Optional[float] = None, ttl: Optional[float] = None) -> Steps:
         """The resource now held by this owner, or None."""
-        return text((yield self._acquire_words(timeout, ttl)))
+        return text((yield waiting(self._acquire_words(timeout, ttl), timeout)))
 
     @recipe
     def release(self, resource: str) -> Steps:
@@ -130,7 +130,7 @@ class Lease:
         on_lost: Optional[Callable[[str], Any]],
     ) -> None:
         self.pool = pool
-        self.timeout = timeout if timeout is not None else 10**9
+        self.timeout = timeout if timeout is not None else FOREVER
         self.ttl = ttl
         self.renew = renew
         self.on_lost = on_lost

@@ -3,12 +3,15 @@ coroutine (``await IdGenerator(client, "user::id").produce()``), and ``Lock``
 is an async context manager (``async with Lock(client, key, ttl=30):``)."""
 
 import asyncio
-from typing import Any
+import contextlib
+import math
+from typing import Any, Dict
 
-from redis.exceptions import ResponseError
+import redis.asyncio
+from redis.exceptions import ResponseError, TimeoutError
 
 from .. import article, cache, idgen, idpool, lock, pool, rate
-from .._core import Steps, ms, split
+from .._core import FOREVER, LONG_READS, REROUTED, Request, Steps, ms, read_timeout, split
 from ..errors import LockNotAcquired, translate
 from ..rate import Decision
 
@@ -22,15 +25,65 @@ class AsyncDriver:
         try:
             request = next(steps)
             while True:
-                words, options = split(request)
+                words, options, wait = split(request)
                 try:
-                    reply = await self.client.execute_command(*words, **options)
+                    if wait is None:
+                        reply = await self.client.execute_command(*words, **options)
+                    else:
+                        reply = await send_waiting(self.client, words, options, wait)
                 except ResponseError as error:
                     request = steps.throw(translate(error))
                 else:
                     request = steps.send(reply)
         except StopIteration as done:
             return done.value
+
+
+async def send_waiting(client: Any, words: Request, options: Dict[str, Any], wait: float) -> Any:
+    """The asyncio form of ``send_waiting`` in ``redis_recipes._core``: a
+    command that waits up to ``wait`` seconds in the server, sent once, its
+    reply read with ``read_timeout(wait)``."""
+    if not LONG_READS:
+        return await client.execute_command(*words, **options)
+    await client.initialize()
+    if isinstance(client, redis.asyncio.RedisCluster):
+        try:
+            node = client.get_node_from_key(words[1])
+            connection = node.acquire_connection()
+            try:
+                reply = await exchange(connection, words, wait)
+            finally:
+                node.release(connection)
+        except REROUTED:
+            return await client.execute_command(*words, **options)
+    else:
+        single = client.connection
+        connection = single or await client.connection_pool.get_connection()
+        try:
+            # A single-connection client's lock for its connection.
+            async with client._single_conn_lock if single else contextlib.nullcontext():
+                reply = await exchange(connection, words, wait)
+        finally:
+            if not single:
+                await client.connection_pool.release(connection)
+    callback = client.response_callbacks.get(words[0])
+    return reply if callback is None else callback(reply, **options)
+
+
+async def exchange(connection: Any, words: Request, wait: float) -> Any:
+    """Sends ``words`` once on ``connection`` and reads the reply. A dropped
+    connection or a timeout disconnects it and raises."""
+    await connection.send_command(*words)
+    # math.inf: no read timeout of the connection's own; the limit is ours.
+    reading = connection.read_response(timeout=math.inf)
+    limit = read_timeout(wait)
+    if limit is None:
+        return await reading
+    try:
+        return await asyncio.wait_for(reading, limit)
+    except asyncio.TimeoutError:
+        await connection.disconnect()
+        raise TimeoutError(f"{words[0]}: no reply {limit:g} s after it was sent (its wait: {wait:g} s)") from None
 
 
 def _twin(cls: type) -> type:
@@ -78,7 +131,7 @@ class Lock(AsyncDriver, lock.Lock):
     __doc__ = lock.Lock.__doc__
 
     async def __aenter__(self) -> "Lock":
-        if not await self.acquire(timeout=self.wait if self.wait is not None else 10**9):
+        if not await self.acquire(timeout=self.wait if self.wait is not None else FOREVER):
             raise LockNotAcquired(f"lock {self.key!r} is held by another client")
         if self.renew and self.ttl is not None:
             self._start_renewer()

@@ -1,0 +1,222 @@
+"""Waits longer than redis-py 8's default socket timeout (5 s), with
+default clients: a Lock, a ResourcePool and an IdPool, each with one unit
+held for ~7 s while two waiters queue for it. Each waiter gets the unit in
+its turn and sends its command once. Everything runs at once (standalone
+and cluster, sync and asyncio) to keep the suite short."""
+
+import asyncio
+import concurrent.futures
+import time
+from typing import Any, Callable, Dict, List, NamedTuple
+
+import pytest
+import redis
+import redis.asyncio
+
+import redis_recipes
+import redis_recipes._core
+import redis_recipes.asyncio
+from conftest import Server
+
+HELD = 7.0  # seconds the holder keeps the unit: past the 5 s socket timeout
+WAIT = 10.0  # seconds each waiter waits
+
+
+class Family(NamedTuple):
+    """One kind of queue: the command that waits, how to make a waiter and
+    what it gets."""
+
+    command: str
+    parked: str  # the module's INFO field counting the waits it parked
+    setup: Callable[[Any, Any, str], Any]  # (recipes, client, key)
+    unit: Callable[[Any, Any, str, str], Any]  # (recipes, client, key, who)
+    take: Callable[[Any, float], Any]
+    give: Callable[[Any], Any]
+    got: Any
+
+
+FAMILIES = [
+    Family("lock.acquire", "recipes_lock_waits",
+           setup=lambda r, c, k: None,
+           unit=lambda r, c, k, who: r.Lock(c, k, token=who),
+           take=lambda u, s: u.acquire(timeout=s), give=lambda u: u.release(), got=True),
+    Family("pool.acquire", "recipes_resource_waits",
+           setup=lambda r, c, k: r.ResourcePool(c, k).associate("r"),
+           unit=lambda r, c, k, who: r.ResourcePool(c, k, owner=who),
+           take=lambda u, s: u.acquire(timeout=s), give=lambda u: u.release("r"), got="r"),
+    Family("idpool.next", "recipes_idpool_waits",
+           setup=lambda r, c, k: r.IdPool(c, k).create(1),
+           unit=lambda r, c, k, who: r.IdPool(c, k),
+           take=lambda u, s: u.acquire(timeout=s), give=lambda u: u.release(1), got=1),
+]
+
+THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=32)
+
+
+def start(mode: str, call: Callable[[], Any]) -> "asyncio.Future[Any]":
+    """Starts a package call: on a thread of its own for a sync client."""
+    if mode == "sync":
+        return asyncio.get_running_loop().run_in_executor(THREADS, call)
+    return asyncio.ensure_future(call())
+
+
+async def keeps_its_place(family: Family, mode: str, plain: Any, new_client: Callable[[], Any], key: str) -> None:
+    """A holds the unit after the holder, B (queued 1 s after A) after A."""
+    family.setup(redis_recipes, plain, key)
+    holder = family.unit(redis_recipes, plain, key, "holder")
+    assert family.take(holder, WAIT) == family.got
+    recipes = redis_recipes if mode == "sync" else redis_recipes.asyncio
+    clients = [new_client(), new_client()]  # defaults: socket_timeout=5 with redis-py 8
+    a, b = (family.unit(recipes, client, key, who) for client, who in zip(clients, "ab"))
+    try:
+        started = time.monotonic()
+        waiting_a = start(mode, lambda: family.take(a, WAIT))
+        await asyncio.sleep(1)
+        waiting_b = start(mode, lambda: family.take(b, WAIT))
+        await asyncio.sleep(HELD - 1)
+        assert not waiting_a.done() and not waiting_b.done()
+        assert family.give(holder)
+        assert await asyncio.wait_for(waiting_a, 3) == family.got, family.command
+        assert HELD - 0.5 < time.monotonic() - started < HELD + 1.5
+        await asyncio.sleep(0.3)
+        assert not waiting_b.done(), f"{family.command}: B went before A"
+        assert await start(mode, lambda: family.give(a))
+        assert await asyncio.wait_for(waiting_b, 3) == family.got, family.command
+        assert await start(mode, lambda: family.give(b))
+    finally:
+        for client in clients:
+            if mode == "asyncio":
+                await client.aclose()
+            else:
+                client.close()
+
+
+def calls(nodes: List[Server]) -> Dict[str, List[int]]:
+    """How many times each waiting command ran, failed and waited on
+    ``nodes``. A command sent again after a timeout waits twice; Redis 7.0
+    also counts it as a second call, later servers may count only the call
+    that was answered."""
+    counts = {family.command: [0, 0, 0] for family in FAMILIES}
+    for node in nodes:
+        client = node.client()
+        stats, module = client.info("commandstats"), client.info("recipes")
+        for family in FAMILIES:
+            row = stats.get(f"cmdstat_{family.command}", {})
+            count = counts[family.command]
+            count[0] += row.get("calls", 0)
+            count[1] += row.get("failed_calls", 0)
+            count[2] += module[family.parked]
+    return counts
+
+
+def test_long_waits_keep_their_place(cluster: List[Server]) -> None:
+    """Per server: a standalone server of the cluster's flavor and the
+    cluster, each with the sync and asyncio clients, each with the three
+    families: 12 queues, ~8 s in all."""
+    if redis.VERSION >= (8,):  # the clients below time out a read after 5 s
+        assert redis.Redis().connection_pool.connection_kwargs["socket_timeout"] == 5
+    standalone = Server(cluster[0].process.args[0])
+    port = cluster[0].port
+    new_clients: Dict[Any, Callable[[], Any]] = {
+        ("standalone", "sync"): lambda: redis.Redis(port=standalone.port),
+        ("standalone", "asyncio"): lambda: redis.asyncio.Redis(port=standalone.port),
+        ("cluster", "sync"): lambda: redis.RedisCluster(host="127.0.0.1", port=port),
+        ("cluster", "asyncio"): lambda: redis.asyncio.RedisCluster(host="127.0.0.1", port=port),
+    }
+    plains = {"standalone": standalone.client(), "cluster": redis.RedisCluster(host="127.0.0.1", port=port)}
+    try:
+        before = {"standalone": calls([standalone]), "cluster": calls(cluster)}
+
+        async def main() -> None:
+            outcomes = await asyncio.gather(*(
+                keeps_its_place(family, mode, plains[kind], new_client, f"{{{kind}:{mode}}}:{family.command}")
+                for (kind, mode), new_client in new_clients.items()
+                for family in FAMILIES
+            ), return_exceptions=True)
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+
+        asyncio.run(main())
+        after = {"standalone": calls([standalone]), "cluster": calls(cluster)}
+        for kind in plains:
+            for command, count in after[kind].items():
+                # Per mode: called once by the holder and once by each waiter
+                # (never sent again), none failed, and each waiter waited once.
+                change = [now - then for now, then in zip(count, before[kind][command])]
+                assert change == [2 * 3, 0, 2 * 2], (kind, command)
+    finally:
+        plains["cluster"].close()
+        standalone.stop()
+
+
+@pytest.mark.skipif(not redis_recipes._core.LONG_READS, reason="redis-py before 8 reads with the client's timeout")
+def test_a_reply_later_than_the_wait_raises_and_drops_the_connection(server: Server, monkeypatch: Any) -> None:
+    """A server that answers past the wait and the margin (paused here):
+    TimeoutError, and the client's next command reads its own reply."""
+    monkeypatch.setattr(redis_recipes._core, "MARGIN", 0.2)
+    plain = server.client()
+    plain.flushall()
+
+    async def late(mode: str, paused: asyncio.Event) -> None:
+        recipes = redis_recipes if mode == "sync" else redis_recipes.asyncio
+        client = server.client() if mode == "sync" else redis.asyncio.Redis(port=server.port)
+        try:
+            assert await start(mode, client.ping)  # connected before the pause
+            lock = recipes.Lock(client, f"Lock:late:{mode}", ttl=5)
+            await paused.wait()
+            started = time.monotonic()
+            with pytest.raises(redis.TimeoutError):
+                await start(mode, lambda: lock.acquire(timeout=0.1))
+            assert 0.25 < time.monotonic() - started < 1
+            await asyncio.sleep(1.2)  # the pause is over
+            ids = recipes.IdGenerator(client, f"ids:late:{mode}")
+            assert await start(mode, lambda: ids.reserve(100))
+            assert await start(mode, lambda: ids.produce()) == 101
+        finally:
+            if mode == "asyncio":
+                await client.aclose()
+
+    async def main() -> None:
+        paused = asyncio.Event()
+        both = asyncio.gather(late("sync", paused), late("asyncio", paused))
+        await asyncio.sleep(0.3)
+        plain.execute_command("CLIENT", "PAUSE", 1000, "ALL")
+        paused.set()
+        await both
+
+    asyncio.run(main())
+
+
+def test_a_moved_slot_falls_back_to_the_cluster_client(cluster: List[Server]) -> None:
+    """The client's map sends the wait to a node that no longer serves the
+    key: the MOVED answer hands it to the cluster client's execute_command,
+    which finds the node and updates its map."""
+
+    def misroute(client: Any, key: str) -> str:
+        serving = client.get_node_from_key(key)
+        other = next(node for node in client.get_primaries() if node.name != serving.name)
+        client.nodes_manager.slots_cache[client.keyslot(key)] = [other]
+        return serving.name
+
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    try:
+        serving = misroute(client, "Lock:moved")
+        assert redis_recipes.Lock(client, "Lock:moved").acquire(timeout=1) is True
+        assert client.get_node_from_key("Lock:moved").name == serving
+        assert redis_recipes.Lock(client, "Lock:moved").acquire(timeout=0.1) is False
+    finally:
+        client.close()
+
+    async def main() -> None:
+        client = redis.asyncio.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+        try:
+            await client.initialize()
+            serving = misroute(client, "Lock:moved:async")
+            assert await redis_recipes.asyncio.Lock(client, "Lock:moved:async").acquire(timeout=1) is True
+            assert client.get_node_from_key("Lock:moved:async").name == serving
+            assert await redis_recipes.asyncio.Lock(client, "Lock:moved:async").acquire(timeout=0.1) is False
+        finally:
+            await client.aclose()
+
+    asyncio.run(main())
