@@ -535,6 +535,55 @@ server_tests! {
         assert_eq!(holder, "t2");
     }
 
+    fn a_hand_off_never_received_goes_back_as_its_effect(flavor) {
+        // A release hands the key to a waiter killed before its reply went
+        // out: the grant's effect, then its give-back (`DEL`, `POOL.APPLY …
+        // FREE`, `IDPOOL.APPLY … FREE`), then the next waiter's grant. The
+        // replica and an AOF replay end where the primary is.
+        let pair = Replicated::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut primary = pair.primary.con();
+        let mut replica = pair.replica.con();
+        for (hand_off, gone) in HAND_OFFS.iter().zip([&["del"][..], &[], &[]]) {
+            for words in hand_off.setup {
+                ok(&mut primary, words);
+            }
+            let first = harness::Waiter::start(&pair.primary, hand_off.waiter);
+            let next_words: Vec<&str> = hand_off.waiter.iter().map(|w| match *w { "t2" => "t3", "o2" => "o3", w => w }).collect();
+            let next = harness::Waiter::start(&pair.primary, &next_words);
+            pair.sync();
+            let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
+            let mut pipe = redis::pipe();
+            pipe.cmd(hand_off.release[0]).arg(&hand_off.release[1..]);
+            pipe.cmd("CLIENT").arg(&["KILL", "ID", &first.id.to_string()][..]);
+            let _: Vec<Value> = pipe.query(&mut primary).unwrap();
+            assert!(first.answer().is_err());
+            let granted = match hand_off.granted.parse::<i64>() {
+                // The fencing token the killed waiter took is not reused.
+                Ok(n) if hand_off.release[0] == "LOCK.RELEASEIF" => Value::Int(n + 1),
+                Ok(n) => Value::Int(n),
+                Err(_) => Value::BulkString(hand_off.granted.as_bytes().to_vec()),
+            };
+            assert_eq!(next.answer(), Ok(granted), "{}", hand_off.release[0]);
+            pair.sync();
+            let received: BTreeSet<String> = commands_run(&mut replica)
+                .into_iter()
+                .map(|(command, _)| command)
+                .filter(|command| command.contains('.') || command == "set" || command == "del")
+                .collect();
+            let expected: BTreeSet<String> = hand_off.received.iter().chain(gone).map(|c| c.to_string()).collect();
+            assert_eq!(received, expected, "{}", hand_off.release[0]);
+            assert_eq!(state(&mut primary, hand_off.keys), state(&mut replica, hand_off.keys), "{}", hand_off.release[0]);
+        }
+        let holder: String = cmd(&["GET", "{w}lock"]).query(&mut replica).unwrap();
+        assert_eq!(holder, "t3");
+        let keys: Vec<&str> = HAND_OFFS.iter().flat_map(|h| h.keys.iter().copied()).collect();
+        let before = state(&mut primary, &keys);
+        drop(primary);
+        let mut restarted = pair.primary;
+        restarted.restart();
+        assert_eq!(before, state(&mut restarted.con(), &keys), "the AOF restored another state");
+    }
+
     fn the_table_covers_every_write_command(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
