@@ -175,9 +175,9 @@ extern "C" fn free_reply(ctx: *mut raw::RedisModuleCtx, data: *mut c_void) {
 }
 
 /// `CLIENT UNBLOCK id [TIMEOUT]` on a parked client: it leaves the queue and
-/// gets a null reply, as a timed-out wait does. A client whose grant is
-/// already on its way is answered nil too, and the grant is not sent (it
-/// goes back when the server frees it).
+/// gets a null reply, as a timed-out wait does. (Redis 7.0 to 8.6 and Valkey
+/// never call this once the module ended the wait; should a server do so,
+/// the client is answered nil alone and its grant, never sent, goes back.)
 extern "C" fn unblocked_by_command<W: Waitlist>(
     ctx: *mut raw::RedisModuleCtx,
     _argv: *mut *mut raw::RedisModuleString,
