@@ -25,6 +25,7 @@ lock_results=bench/results/lock.md
 hot_results=bench/results/hot.md
 rate_results=bench/results/rate.md
 pool_results=bench/results/pool.md
+waiting_results=bench/results/waiting.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -425,12 +426,12 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool cost} "
+families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool waiting cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=()
+pool_table=() waiting_table=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
@@ -456,6 +457,14 @@ for server in "${servers[@]}"; do
     hot_release_table+=("$("$driver" "$port" "$label, standalone" release)")
   fi
   stop_server
+  if wants waiting; then
+    # 15,000 waiting clients need more than the default 10,000 (and as
+    # many descriptors in the driver).
+    ulimit -n 65536 2>/dev/null || true
+    start_server "${server#*:}" --maxclients 20000
+    waiting_table+=("$("$driver" "$port" "$label" disconnect)")
+    stop_server
+  fi
   if wants hot; then
     start_replicated "${server#*:}"
     hot_table+=("$(hot_rows "$label" "replica + AOF" "$port")")
@@ -638,6 +647,23 @@ wants pool && {
   printf '%s\n' "${pool_table[@]}"
 } | tee "$pool_results.tmp"
 wants pool && mv "$pool_results.tmp" "$pool_results"
+
+wants waiting && {
+  echo "# Waiting clients that go at once"
+  echo
+  machine
+  echo
+  echo "15,000 clients wait, each on a key of its own (\`LOCK.ACQUIRE k<i> w WAIT 86400000\` on held locks, or"
+  echo "\`BLPOP k<i> 0\` on empty lists), then all go at once: by one \`CLIENT KILL TYPE normal\`, timed (the server"
+  echo "runs nothing else meanwhile), or by every client closing its connection, timed as the longest \`PING\`"
+  echo "round trip of a probe client meanwhile (examples/bench_driver.rs). Medians of 3 rounds, with their range."
+  echo "After each LOCK round the module holds no queue (checked)."
+  echo
+  echo "| server | how they go | \`LOCK.ACQUIRE … WAIT\` waiters | \`BLPOP\` waiters (built-in) |"
+  echo "|---|---|---:|---:|"
+  printf '%s\n' "${waiting_table[@]}"
+} | tee "$waiting_results.tmp"
+wants waiting && mv "$waiting_results.tmp" "$waiting_results"
 
 # Instructions per call under callgrind, each hot command against its
 # built-in: what a call costs without the machine's noise, split into the

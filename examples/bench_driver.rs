@@ -44,6 +44,14 @@
 //! BATCH IDs (pipelined; this phase is timed), then gives them back, so at
 //! most THREADS × BATCH leases are added and the fill level holds. Then one
 //! timed call of the cyclic sorted-set script right after a wrap.
+//!
+//! `bench_driver <port> <label> disconnect` — how long the server stalls
+//! when WAITERS clients, each waiting on a key of its own, go at once: the
+//! run time of one `CLIENT KILL TYPE normal` (the server does nothing else
+//! meanwhile), and the longest `PING` round trip of a probe while every
+//! waiter closes its connection. `LOCK.ACQUIRE … WAIT` waiters against
+//! `BLPOP` waiters (the built-in), median of ROUNDS rounds each. The server
+//! needs `maxclients` above WAITERS.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -1046,6 +1054,135 @@ fn pool_rows(port: u16, label: &str) {
     );
 }
 
+/// Clients waiting at once in the `disconnect` rows.
+const WAITERS: usize = 15_000;
+
+/// What the waiters of a `disconnect` row wait in.
+#[derive(Clone, Copy, PartialEq)]
+enum Waiting {
+    Lock,
+    Blpop,
+}
+
+/// How the waiters of a `disconnect` row go.
+#[derive(Clone, Copy, PartialEq)]
+enum Going {
+    Kill,
+    Close,
+}
+
+fn blocked_clients(con: &mut Connection) -> usize {
+    let info: String = redis::cmd("INFO").arg("clients").query(con).expect("INFO");
+    info.lines()
+        .find_map(|line| line.strip_prefix("blocked_clients:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn until_blocked(con: &mut Connection, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while blocked_clients(con) != count {
+        assert!(Instant::now() < deadline, "waiters never reached {count}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// WAITERS clients waiting, each on a key of its own (held locks, or empty
+/// lists); then they go. Returns the stall in ms.
+fn stall(port: u16, waiting: Waiting, going: Going) -> f64 {
+    let mut control = connect(port);
+    let _: () = redis::cmd("FLUSHALL")
+        .query(&mut control)
+        .expect("FLUSHALL");
+    if waiting == Waiting::Lock {
+        let mut holds = Vec::new();
+        for i in 0..WAITERS {
+            encode(&mut holds, &["LOCK.ACQUIRE", &format!("k{i}"), "holder"]);
+        }
+        Raw::connect(port).integers(&holds, WAITERS);
+    }
+    let mut waiters: Vec<TcpStream> = (0..WAITERS)
+        .map(|i| {
+            let key = format!("k{i}");
+            let mut request = Vec::new();
+            match waiting {
+                Waiting::Lock => encode(
+                    &mut request,
+                    &["LOCK.ACQUIRE", &key, "w", "WAIT", "86400000"],
+                ),
+                Waiting::Blpop => encode(&mut request, &["BLPOP", &key, "0"]),
+            }
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect a waiter");
+            stream.write_all(&request).expect("send a wait");
+            stream
+        })
+        .collect();
+    until_blocked(&mut control, WAITERS);
+    let stalled = match going {
+        Going::Kill => {
+            let started = Instant::now();
+            let _: i64 = redis::cmd("CLIENT")
+                .arg(&["KILL", "TYPE", "normal", "SKIPME", "yes"][..])
+                .query(&mut control)
+                .expect("CLIENT KILL");
+            started.elapsed()
+        }
+        Going::Close => {
+            let done = Arc::new(AtomicBool::new(false));
+            let probe = {
+                let done = Arc::clone(&done);
+                let mut probe = Raw::connect(port);
+                let mut ping = Vec::new();
+                encode(&mut ping, &["PING"]);
+                thread::spawn(move || {
+                    let mut longest = Duration::ZERO;
+                    while !done.load(Ordering::Relaxed) {
+                        let started = Instant::now();
+                        probe.exchange(&ping, 1);
+                        longest = longest.max(started.elapsed());
+                    }
+                    longest
+                })
+            };
+            thread::sleep(Duration::from_millis(50));
+            waiters.clear();
+            until_blocked(&mut control, 0);
+            done.store(true, Ordering::Relaxed);
+            probe.join().expect("the probe")
+        }
+    };
+    drop(waiters);
+    if waiting == Waiting::Lock {
+        let info: String = redis::cmd("INFO")
+            .arg("recipes")
+            .query(&mut control)
+            .expect("INFO");
+        assert!(
+            info.contains("recipes_locks_with_waiters:0"),
+            "queues left behind"
+        );
+    }
+    stalled.as_secs_f64() * 1000.0
+}
+
+fn disconnect_rows(port: u16, label: &str) {
+    for (going, how) in [
+        (Going::Kill, "one `CLIENT KILL TYPE normal`"),
+        (Going::Close, "every waiter closes its connection"),
+    ] {
+        let mut cells = Vec::new();
+        for waiting in [Waiting::Lock, Waiting::Blpop] {
+            let mut ms: Vec<f64> = (0..ROUNDS).map(|_| stall(port, waiting, going)).collect();
+            let (low, high) = (
+                ms.iter().copied().fold(f64::MAX, f64::min),
+                ms.iter().copied().fold(0.0, f64::max),
+            );
+            cells.push(format!("{:.1} ms ({low:.1}–{high:.1})", median(&mut ms)));
+        }
+        println!("| {label} | {how} | {} | {} |", cells[0], cells[1]);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(port), Some(label), Some(mode)) = (
@@ -1054,7 +1191,7 @@ fn main() {
         args.get(3),
     ) else {
         eprintln!(
-            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|pool|idpool …"
+            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|pool|disconnect|idpool …"
         );
         std::process::exit(2);
     };
@@ -1064,6 +1201,7 @@ fn main() {
         "cache-hset" => cache_rows(port, label),
         "rate-book" => rate_book_rows(port, label),
         "pool" => pool_rows(port, label),
+        "disconnect" => disconnect_rows(port, label),
         "idpool" => match (args.get(4), args.get(5), args.get(6)) {
             (Some(recipe), Some(cyclic), Some(max)) => {
                 idpool_rows(port, label, recipe, cyclic, max)
