@@ -10,8 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, digest, error, info_field, int, pick, snapshot, wait_until, Cluster, Connection,
-    Replicated, Server, Value,
+    blocked_clients, cmd, digest, error, int, pick, reply, snapshot, wait_blocked, wait_until,
+    Cluster, Connection, Replicated, Server, Value,
 };
 
 fn value(con: &mut Connection, words: &[&str]) -> Value {
@@ -26,18 +26,6 @@ fn get(con: &mut Connection, key: &str) -> Option<String> {
 
 fn pttl(con: &mut Connection, key: &str) -> i64 {
     int(con, &["PTTL", key])
-}
-
-fn blocked_clients(con: &mut Connection) -> i64 {
-    info_field(con, "clients", "blocked_clients")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(-1)
-}
-
-fn wait_blocked(con: &mut Connection, n: i64) {
-    wait_until(&format!("{n} client(s) are blocked"), || {
-        blocked_clients(con) == n
-    });
 }
 
 /// Starts a client that waits for the lock; its reply comes out of the
@@ -557,21 +545,6 @@ server_tests! {
             argv
         });
         assert_eq!(blocked_clients(&mut server.con()), 0);
-    }
-}
-
-/// A command's reply, or its error as `CODE detail`.
-fn reply(con: &mut Connection, words: &[&str]) -> Result<Value, String> {
-    match cmd(words).query::<Value>(con) {
-        Ok(Value::ServerError(e)) => {
-            Err(format!("{} {}", e.code(), e.details().unwrap_or_default()))
-        }
-        Ok(value) => Ok(value),
-        Err(e) => Err(format!(
-            "{} {}",
-            e.code().unwrap_or("?"),
-            e.detail().unwrap_or_default()
-        )),
     }
 }
 

@@ -55,7 +55,7 @@ struct Family {
     /// A waiter's command; `{who}` is its owner or token.
     wait: &'static [&'static str],
     /// What a served waiter is answered.
-    granted: fn(&str) -> Value,
+    granted: fn() -> Value,
     /// The holder's release command (held by `holder`).
     release: &'static [&'static str],
     /// Who holds the key now, as the family's reads say (`None`: nobody).
@@ -75,7 +75,7 @@ const LOCK: Family = Family {
         "PX",
         "60000",
     ],
-    granted: |_| Value::Int(1),
+    granted: || Value::Int(1),
     release: &["LOCK.RELEASEIF", "k", "holder"],
     holder: |con| cmd(&["GET", "k"]).query(con).unwrap(),
 };
@@ -96,7 +96,7 @@ const POOL: Family = Family {
         "PX",
         "60000",
     ],
-    granted: |_| Value::BulkString(b"r1".to_vec()),
+    granted: || Value::BulkString(b"r1".to_vec()),
     release: &["POOL.RELEASE", "k", "r1", "holder"],
     holder: |con| {
         let holders = value(con, &["POOL.HOLDERS", "k"]);
@@ -118,7 +118,7 @@ const IDPOOL: Family = Family {
     ],
     hold: &[&["IDPOOL.CREATE", "k", "1"], &["IDPOOL.NEXT", "k"]],
     wait: &["IDPOOL.NEXT", "k", "WAIT", "{wait}", "TTL", "60000"],
-    granted: |_| Value::Int(1),
+    granted: || Value::Int(1),
     release: &["IDPOOL.RELEASE", "k", "1"],
     // An ID pool has no owners: "leased" or nobody.
     holder: |con| {
@@ -204,7 +204,7 @@ server_tests! {
             // Writes resume: the waiter is served.
             let answer = next.answer();
             assert!(paused_at.elapsed() >= Duration::from_millis(1400), "{}", family.name);
-            assert_eq!(answer, Ok((family.granted)("next")), "{}", family.name);
+            assert_eq!(answer, Ok((family.granted)()), "{}", family.name);
             assert_eq!((family.holder)(&mut con), family.named("next"), "{}", family.name);
             // The replica holds exactly what the primary holds.
             wait_until("the ended lock is gone", || int(&mut con, &["EXISTS", "other"]) == 0 || family.name != "lock");
@@ -254,7 +254,7 @@ server_tests! {
                 };
                 let answers: Vec<Value> = pipe.query(&mut con).unwrap();
                 assert_eq!(answers[0], Value::Int(1), "{what}");
-                let granted = (family.granted)("");
+                let granted = (family.granted)();
                 let first_answer = match away {
                     // Redis 7.0 sends a client unblocked at its hand-off no
                     // reply at all (its own handling of module clients).
@@ -419,6 +419,19 @@ fn move_slot_0(how: SlotMove, flavor: harness::Flavor, nodes: &[Server], keys: &
     });
 }
 
+/// A client waiting for the lock on slot 0; its retry after the slot moved.
+const LOCK_WAITER: &[&str] = &[
+    "LOCK.ACQUIRE",
+    "{06S}lock",
+    "B",
+    "PX",
+    "30000",
+    "WAIT",
+    "15000",
+    "FENCE",
+    "{06S}fence",
+];
+
 /// Leases on slot 0 with a waiter each, then the slot moves: no waiter is
 /// granted on the node the keys left (told `TRYAGAIN`, which a cluster
 /// client retries where the slot lives now); the keys arrive as they were,
@@ -457,20 +470,7 @@ fn slot_moves_under_leases_and_waiters(flavor: harness::Flavor, how: SlotMove) {
     value(&mut src, &["IDPOOL.CREATE", "{06S}ids", "1"]);
     value(&mut src, &["IDPOOL.NEXT", "{06S}ids", "TTL", "4000"]);
     let waiters = [
-        Waiter::start(
-            &nodes[0],
-            &[
-                "LOCK.ACQUIRE",
-                "{06S}lock",
-                "B",
-                "PX",
-                "30000",
-                "WAIT",
-                "15000",
-                "FENCE",
-                "{06S}fence",
-            ],
-        ),
+        Waiter::start(&nodes[0], LOCK_WAITER),
         Waiter::start(
             &nodes[0],
             &["POOL.ACQUIRE", "{06S}pool", "o2", "WAIT", "15000"],
@@ -513,24 +513,7 @@ fn slot_moves_under_leases_and_waiters(flavor: harness::Flavor, how: SlotMove) {
     );
     // The retry, where the slot lives now, gets the lock at A's lease end
     // and the next fencing token.
-    assert_eq!(
-        int(
-            &mut tgt,
-            &[
-                "LOCK.ACQUIRE",
-                "{06S}lock",
-                "B",
-                "PX",
-                "30000",
-                "WAIT",
-                "15000",
-                "FENCE",
-                "{06S}fence"
-            ]
-        ),
-        6,
-        "{how:?}"
-    );
+    assert_eq!(int(&mut tgt, LOCK_WAITER), 6, "{how:?}");
     assert_eq!(
         text(&value(
             &mut tgt,
