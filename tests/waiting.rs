@@ -34,14 +34,22 @@ fn recipes_figure(con: &mut Connection, name: &str) -> i64 {
         .unwrap_or(-1)
 }
 
-/// `used_memory` less what the clients' buffers take.
+/// `used_memory` less what the clients' buffers take, the least of a few
+/// readings 50 ms apart (what the server frees a little later, such as the
+/// clients that just went, is not counted).
 fn memory_less_clients(con: &mut Connection) -> i64 {
     let field = |con: &mut Connection, name| -> i64 {
         info_field(con, "memory", name)
             .and_then(|n| n.parse().ok())
             .unwrap_or(0)
     };
-    field(con, "used_memory") - field(con, "mem_clients_normal")
+    (0..5)
+        .map(|_| {
+            sleep(Duration::from_millis(50));
+            field(con, "used_memory") - field(con, "mem_clients_normal")
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 /// A family's waiting command, set up with its only unit (a lock, a
@@ -335,7 +343,7 @@ server_tests! {
     /// (before, each key kept about 650 bytes for the length of the wait).
     fn waits_that_end_leave_nothing_behind(flavor) {
         const WAITERS: usize = 300;
-        const ROUNDS: usize = 4;
+        const ROUNDS: usize = 8;
         let server = Server::start(flavor);
         let mut con = server.con();
         for family in FAMILIES {
@@ -379,10 +387,20 @@ server_tests! {
                 });
                 after_rounds.push(memory_less_clients(&mut con));
             }
-            // The first round warms the server's own structures up; the
-            // later ones leave nothing (the old queues kept 195 KB a round).
-            let grown = after_rounds[ROUNDS - 1] - after_rounds[1];
-            assert!(grown < (WAITERS as i64) * 150, "{}: used_memory after each round {after_rounds:?}", family.name);
+            // The first round warms the server's own structures up. After it,
+            // a round leaves nothing: the usual growth from one round to the
+            // next (the lower median) is about 0, where the old queues kept
+            // 195 KB more every round. The server's own allocations move now
+            // and then by some 900 KB, once (a table of its own growing) or,
+            // under valgrind, back and forth between rounds.
+            let mut growth: Vec<i64> = after_rounds[1..].windows(2).map(|w| w[1] - w[0]).collect();
+            growth.sort_unstable();
+            let usual = growth[(growth.len() - 1) / 2];
+            assert!(
+                usual < (WAITERS as i64) * 150,
+                "{}: used_memory after each round {after_rounds:?}",
+                family.name
+            );
         }
     }
 }
