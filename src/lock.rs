@@ -34,6 +34,10 @@ const PX: OptSpec = OptSpec::valued("PX");
 const EX: OptSpec = OptSpec::valued("EX");
 const WAIT: OptSpec = OptSpec::valued("WAIT");
 const FENCE: OptSpec = OptSpec::valued("FENCE");
+const ADD: OptSpec = OptSpec {
+    token: "ADD",
+    values: 0,
+};
 
 const FENCE_OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 
@@ -281,14 +285,16 @@ fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(RedisValue::Integer(i64::from(released)))
 }
 
-/// `LOCK.EXTEND key token PX ms | EX s` → 1 when held by `token` (lease now
-/// ends `ms` from now), else 0.
+/// `LOCK.EXTEND key token PX ms | EX s [ADD]` → 1 when held by `token`: its
+/// lease now ends `ms` from now, or with `ADD` `ms` after its current end
+/// (what redis-py's `Lock.extend` does; a lock without a lease keeps none,
+/// and answers 0). Else 0.
 fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, name, token_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
     let token = token(token_arg)?;
-    let [px, ex] = parse_options(options, &[PX, EX])?;
+    let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
     if px.is_some() == ex.is_some() {
         return Err(SYNTAX_ERROR);
     }
@@ -296,13 +302,17 @@ fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let extended = {
         let lock = Key::write(ctx, *name);
         let held = lock.string()? == Some(token);
-        if held {
-            let at = now_ms().saturating_add(lease);
+        let at = match (held, add.is_some()) {
+            (false, _) => None,
+            (true, true) => lock.expire_at().map(|end| end.saturating_add(lease)),
+            (true, false) => Some(now_ms().saturating_add(lease)),
+        };
+        if let Some(at) = at {
             lock.set_expire_at(Some(at));
             replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
             lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
         }
-        held
+        at.is_some()
     };
     // Waiters' timer follows the new expiry.
     wait::serve_waiters::<Locks>(ctx, name.as_bytes(), Cause::Expiry);
@@ -372,8 +382,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         entry: entry!(extend, EXTEND_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
-        arity: 5,
-        summary: c"Sets a held lock's lease to end the given time from now, only if the token holds it",
+        arity: -5,
+        summary: c"Sets a held lock's lease to end the given time from now (with ADD, after its current end), only if the token holds it",
         complexity: c"O(1)",
         since: c"0.1.0",
         key_specs: EXTEND_KEY,
@@ -381,6 +391,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE, false),
+            ArgSpec::flag(c"add", c"ADD"),
         ],
     },
 ];

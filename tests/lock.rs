@@ -127,6 +127,29 @@ server_tests! {
         assert_eq!(int(&mut con, &["LOCK.EXTEND", "short", "a", "PX", "1000"]), 0);
     }
 
+    fn extend_add_lengthens_the_remaining_lease(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a", "PX", "10000"]), 1);
+        let end = int(&mut con, &["PEXPIRETIME", "l"]);
+        // ADD: the lease ends that much after its current end.
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "a", "PX", "5000", "ADD"]), 1);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "l"]), end + 5000);
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "a", "add", "EX", "2"]), 1);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "l"]), end + 7000);
+        // Only the holder.
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "l", "b", "PX", "5000", "ADD"]), 0);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "l"]), end + 7000);
+        // A lock without a lease keeps none: 0, as redis-py's extend answers.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "forever", "a"]), 1);
+        assert_eq!(int(&mut con, &["LOCK.EXTEND", "forever", "a", "PX", "5000", "ADD"]), 0);
+        assert_eq!(pttl(&mut con, "forever"), -1);
+        // ADD needs a lease length, once.
+        assert_eq!(error(&mut con, &cmd(&["LOCK.EXTEND", "l", "a", "ADD"])), "ERR wrong number of arguments for 'lock.extend' command");
+        assert_eq!(error(&mut con, &cmd(&["LOCK.EXTEND", "l", "a", "PX", "1", "ADD", "ADD"])), "ERR syntax error");
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "l"]), end + 7000);
+    }
+
     fn fencing_tokens_increase_across_acquisitions(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
@@ -204,7 +227,7 @@ server_tests! {
             (&["LOCK.RELEASEIF", "held"], "ERR wrong number of arguments for 'lock.releaseif' command"),
             (&["LOCK.RELEASEIF", "held", "owner", "x"], "ERR wrong number of arguments for 'lock.releaseif' command"),
             (&["LOCK.EXTEND", "held", "owner", "PX"], "ERR wrong number of arguments for 'lock.extend' command"),
-            (&["LOCK.EXTEND", "held", "owner", "PX", "10", "EX"], "ERR wrong number of arguments for 'lock.extend' command"),
+            (&["LOCK.EXTEND", "held", "owner", "PX", "10", "EX"], syntax),
         ];
         for (words, expected) in cases {
             let got = error(&mut con, &cmd(words));

@@ -214,9 +214,10 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
-    /// The absolute expiry time in Unix milliseconds, `None` without a TTL.
+    /// The absolute expiry time in Unix milliseconds, `None` without a TTL
+    /// or without a key (which Redis 8.6 would abort on).
     pub fn expire_at(&self) -> Option<i64> {
-        if self.inner.is_null() {
+        if self.kind() == Kind::Empty {
             return None;
         }
         let at = unsafe { api!(RedisModule_GetAbsExpire)(self.inner) };
