@@ -52,7 +52,7 @@ run: build
 # redis-server and valkey-server processes.
 # Then the Python package, installed as a user would, against the same servers.
 test: build redis8-deps
-	@$(call pip_install,./clients/python pytest)
+	@$(call pip_install,"./clients/python[test]")
 	redis8=$(redis8_server) && \
 	export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
 	  VALKEY_SERVER=$(valkey_server) && \

@@ -1,0 +1,255 @@
+"""redis-py's ``Lock`` on the module's LOCK commands, one argument away:
+``r.lock(name, timeout=…, blocking_timeout=…, lock_class=Lock)`` for a
+``redis.Redis`` or ``redis.RedisCluster``, ``lock_class=AsyncLock`` for their
+``redis.asyncio`` twins.
+
+Same constructor, methods, exceptions and key contents as redis-py's lock:
+the key holds the token as a plain string and the lease is the key's TTL
+(``LOCK.ACQUIRE key token PX ms`` makes exactly what ``SET key token NX PX
+ms`` makes), so redis-py's lock and this one on the same name exclude each
+other and a fleet can switch one process at a time. Each method is one
+command: ``acquire`` is ``LOCK.ACQUIRE``, ``release`` ``LOCK.RELEASEIF``,
+``extend`` and ``reacquire`` ``LOCK.EXTEND``; no Lua script is loaded.
+
+What differs: a blocking ``acquire`` waits in the server's
+first-come-first-served queue and gets the lock when its holder releases it
+(or its lease ends), instead of polling every ``sleep`` seconds; ``sleep``
+is accepted and unused.
+
+Known differences from redis-py's lock, all in corner cases:
+
+- ``acquire(token=t)`` while ``t`` already holds the lock succeeds at once
+  and restarts the lease (``SET NX`` would fail and, when blocking, poll).
+- ``extend`` and ``reacquire`` with a duration of under 1 ms (which
+  redis-py turns into shortening or deleting the lock) raise the server's
+  ``ResponseError: invalid expire time``.
+- ``extend(t, replace_ttl=True)`` on a lock whose key has no TTL (taken
+  with ``timeout=0``, or made persistent by another command) gives it one
+  and returns True; redis-py's script raises ``LockNotOwnedError`` there.
+  ``extend(t)`` (adding) raises ``LockNotOwnedError`` there, as redis-py's.
+- An empty token is refused (``ResponseError: token must not be empty``).
+"""
+
+import uuid
+from typing import Any, Optional, Union
+
+import redis.asyncio.lock
+import redis.lock
+from redis.exceptions import LockNotOwnedError
+
+from .._core import FOREVER, Recipe, Steps, ms, waiting
+from ..asyncio import AsyncDriver
+
+Number = Union[int, float]
+
+SLICE_MARGIN = 1.0
+"""Seconds a wait with no end leaves between one slice's end and the
+connection's socket timeout (on clients whose timeout is 2 s or more; below
+that a slice is half the timeout)."""
+DEFAULT_SOCKET_TIMEOUT = 5.0
+"""redis-py 8's socket timeout, assumed for a client that does not say."""
+
+
+def socket_timeout(client: Any) -> Optional[float]:
+    """The socket timeout (seconds, None for none) of ``client``'s
+    connections: a ``Redis`` keeps it in its pool's connection arguments, a
+    ``RedisCluster`` in its own (sync: in its nodes manager)."""
+    for owner in (
+        getattr(client, "connection_pool", None),
+        getattr(client, "nodes_manager", None),
+        client,
+    ):
+        kwargs = getattr(owner, "connection_kwargs", None)
+        if isinstance(kwargs, dict) and "socket_timeout" in kwargs:
+            return kwargs["socket_timeout"]
+    return DEFAULT_SOCKET_TIMEOUT
+
+
+def wait_slice(client: Any) -> float:
+    """Seconds one ``LOCK.ACQUIRE … WAIT`` may wait when the caller waits
+    with no end: shorter than the connection's socket timeout, so the reply
+    always comes before redis-py gives up reading it; without a socket
+    timeout, one wait with no end."""
+    timeout = socket_timeout(client)
+    if timeout is None or timeout <= 0:
+        return FOREVER
+    return max(timeout - SLICE_MARGIN, timeout / 2)
+
+
+def acquiring(client: Any, name: Any, lease: Optional[Number], token: bytes,
+              blocking: bool, blocking_timeout: Optional[Number]) -> Steps:
+    """The steps of ``acquire``: True once ``token`` holds the lock.
+
+    Not blocking, or a ``blocking_timeout`` of 0 or less: one try. A finite
+    ``blocking_timeout``: one ``LOCK.ACQUIRE … WAIT`` in the server's queue,
+    sent once and read past its wait (``waiting``), so it keeps its place.
+    None (no end): ``LOCK.ACQUIRE … WAIT`` in slices shorter than the
+    socket timeout, sent through the client's ``execute_command``, until one
+    gets the lock; each new slice joins the queue at the back."""
+    words: tuple = ("LOCK.ACQUIRE", name, token)
+    if lease:
+        words += ("PX", int(lease * 1000))
+    if not blocking or (blocking_timeout is not None and blocking_timeout <= 0):
+        return (yield words) is not None
+    if blocking_timeout is not None and blocking_timeout < FOREVER:
+        return (yield waiting((*words, "WAIT", ms(blocking_timeout)), blocking_timeout)) is not None
+    wait = ms(wait_slice(client))
+    while (yield (*words, "WAIT", wait)) is None:
+        pass
+    return True
+
+
+def releasing(name: Any, token: bytes) -> Steps:
+    """True when ``token`` held the lock and released it."""
+    return (yield ("LOCK.RELEASEIF", name, token)) == 1
+
+
+def extending(name: Any, token: bytes, milliseconds: int, add: bool) -> Steps:
+    """True when ``token`` holds the lock and its lease now ends
+    ``milliseconds`` after its current end (``add``) or from now."""
+    words: tuple = ("LOCK.EXTEND", name, token, "PX", milliseconds)
+    return (yield (words + ("ADD",) if add else words)) == 1
+
+
+class Lock(redis.lock.Lock):
+    """redis-py's ``redis.lock.Lock`` on the module's LOCK commands: pass
+    ``lock_class=Lock`` to ``Redis.lock`` or ``RedisCluster.lock``.
+
+    Everything is redis-py's (arguments, methods, errors, the token in
+    thread-local storage, the key's contents) except how ``acquire`` waits:
+    in the server's first-come-first-served queue, which hands the lock to
+    the oldest waiter when its holder releases it or its lease ends; there
+    is no polling, and ``sleep`` is accepted and unused.
+
+    A finite ``blocking_timeout`` is one command that waits that long in the
+    queue; it is sent once, outside redis-py's retries (a command sent again
+    would join the queue again at the back), and its reply is read with a
+    timeout 2 s past the wait, so it may be longer than the client's socket
+    timeout. ``blocking_timeout=None`` waits with no end, as redis-py's
+    lock does: in waits of ``socket_timeout - 1`` seconds (half the socket
+    timeout below 2 s; a single wait on a client without one), each through
+    the client's ``execute_command``, one after another until the lock is
+    taken. When one of these waits runs out, the next one joins the queue
+    at the back, behind clients that started waiting meanwhile.
+    """
+
+    def register_scripts(self) -> None:
+        """Nothing to load: every method is one module command."""
+
+    def _run(self, steps: Steps) -> Any:
+        return Recipe(self.redis)._drive(steps)
+
+    def acquire(
+        self,
+        sleep: Optional[Number] = None,
+        blocking: Optional[bool] = None,
+        blocking_timeout: Optional[Number] = None,
+        token: Optional[Union[str, bytes]] = None,
+    ) -> bool:
+        """Takes the lock; True once held (see the class for how it waits).
+
+        ``blocking=False`` tries once. ``blocking_timeout`` is the most
+        seconds to wait (None: no end). ``token`` is the value to hold the
+        lock with (str or bytes), a new UUID by default. ``sleep`` is
+        accepted for redis-py's signature and unused."""
+        if token is None:
+            token = uuid.uuid1().hex.encode()
+        else:
+            token = self.redis.get_encoder().encode(token)
+        if blocking is None:
+            blocking = self.blocking
+        if blocking_timeout is None:
+            blocking_timeout = self.blocking_timeout
+        if self._run(acquiring(self.redis, self.name, self.timeout, token, blocking, blocking_timeout)):
+            self.local.token = token
+            return True
+        return False
+
+    def do_acquire(self, token: Union[str, bytes]) -> bool:
+        """One try, without waiting."""
+        return self._run(acquiring(self.redis, self.name, self.timeout, token, False, None))
+
+    def do_release(self, expected_token: Union[str, bytes]) -> None:
+        if not self._run(releasing(self.name, expected_token)):
+            raise LockNotOwnedError("Cannot release a lock that's no longer owned", lock_name=self.name)
+
+    def do_extend(self, additional_time: Number, replace_ttl: bool) -> Any:
+        milliseconds = int(additional_time * 1000)
+        if not self._run(extending(self.name, self.local.token, milliseconds, not replace_ttl)):
+            raise LockNotOwnedError("Cannot extend a lock that's no longer owned", lock_name=self.name)
+        return True
+
+    def do_reacquire(self) -> Any:
+        milliseconds = int(self.timeout * 1000)
+        if not self._run(extending(self.name, self.local.token, milliseconds, False)):
+            raise LockNotOwnedError("Cannot reacquire a lock that's no longer owned", lock_name=self.name)
+        return True
+
+
+class _AsyncRunner(AsyncDriver):
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+
+class AsyncLock(redis.asyncio.lock.Lock):
+    """redis-py's ``redis.asyncio.lock.Lock`` on the module's LOCK commands:
+    pass ``lock_class=AsyncLock`` to a ``redis.asyncio`` client's ``lock``.
+    It waits as ``Lock`` does: in the server's first-come-first-served
+    queue, with no polling (``sleep`` is unused); a finite
+    ``blocking_timeout`` is one wait, sent once and read past its end; with
+    ``blocking_timeout=None``, waits shorter than the socket timeout follow
+    one another until the lock is taken, each new one at the back of the
+    queue."""
+
+    def register_scripts(self) -> None:
+        """Nothing to load: every method is one module command."""
+
+    async def _run(self, steps: Steps) -> Any:
+        return await _AsyncRunner(self.redis)._drive(steps)
+
+    async def acquire(
+        self,
+        blocking: Optional[bool] = None,
+        blocking_timeout: Optional[Number] = None,
+        token: Optional[Union[str, bytes]] = None,
+    ) -> bool:
+        """Takes the lock; True once held (see ``Lock.acquire``)."""
+        if token is None:
+            token = uuid.uuid1().hex.encode()
+        else:
+            try:
+                encoder = self.redis.connection_pool.get_encoder()
+            except AttributeError:  # a cluster client has no pool of its own
+                encoder = self.redis.get_encoder()
+            token = encoder.encode(token)
+        if blocking is None:
+            blocking = self.blocking
+        if blocking_timeout is None:
+            blocking_timeout = self.blocking_timeout
+        if await self._run(acquiring(self.redis, self.name, self.timeout, token, blocking, blocking_timeout)):
+            self.local.token = token
+            return True
+        return False
+
+    async def do_acquire(self, token: Union[str, bytes]) -> bool:
+        """One try, without waiting."""
+        return await self._run(acquiring(self.redis, self.name, self.timeout, token, False, None))
+
+    async def do_release(self, expected_token: bytes) -> None:
+        if not await self._run(releasing(self.name, expected_token)):
+            raise LockNotOwnedError("Cannot release a lock that's no longer owned")
+
+    async def do_extend(self, additional_time: Number, replace_ttl: bool) -> Any:
+        milliseconds = int(additional_time * 1000)
+        if not await self._run(extending(self.name, self.local.token, milliseconds, not replace_ttl)):
+            raise LockNotOwnedError("Cannot extend a lock that's no longer owned")
+        return True
+
+    async def do_reacquire(self) -> Any:
+        milliseconds = int(self.timeout * 1000)
+        if not await self._run(extending(self.name, self.local.token, milliseconds, False)):
+            raise LockNotOwnedError("Cannot reacquire a lock that's no longer owned")
+        return True
+
+
+__all__ = ["AsyncLock", "Lock"]

@@ -1,0 +1,145 @@
+"""redis-py's own lock tests, run against the drop-ins on every server.
+
+The source distribution of the installed redis-py is fetched with pip (its
+``tests/`` and its ``pyproject.toml``, which holds its pytest settings, go
+to a temporary directory; nothing of it is kept in this repository), and
+``tests/test_lock.py`` and ``tests/test_asyncio/test_lock.py`` run there in
+a pytest subprocess per server, with redis-py's own conftest files and
+fixtures. The plugin ``redis_py_glue`` (beside this file) makes their
+``TestLock.get_lock`` pass ``lock_class=redis_recipes.drop_in.Lock`` (or
+``AsyncLock``). The three servers' runs go at once.
+
+After each run the server's ``INFO commandstats`` must show the module's
+LOCK commands and no Lua script: the tests ran on the drop-ins."""
+
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+import redis
+
+from conftest import FLAVORS, MODULE, Server, binary
+
+HERE = Path(__file__).resolve().parent
+SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
+
+# Tests left out, each with the reason. Only the cases that count the
+# polling loop's sleep calls under a fake clock: the drop-ins do not poll
+# (they wait in the server's queue), so there are no sleeps to count.
+DESELECTED = {
+    "tests/test_lock.py::TestLock::test_blocking_timeout":
+        "counts the polling loop's sleeps under a fake clock (8 sleeps of 0.05 s in a 0.4 s blocking_timeout); "
+        "the drop-in waits in the server instead, and the fake clock never moves",
+    "tests/test_lock.py::TestLock::test_context_manager_blocking_timeout":
+        "the same count of sleeps, with the first lock held by a context manager",
+    "tests/test_asyncio/test_lock.py::TestLock::test_blocking_timeout":
+        "the asyncio form: counts 4 sleeps of 0.05 s in a 0.2 s blocking_timeout ([single] and [pool])",
+}
+
+
+def fetch_redis_py_tests(into: Path) -> Path:
+    """redis-py's tests for the installed version, unpacked under ``into``:
+    the directory holding ``tests/`` and ``pyproject.toml``."""
+    download = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
+         f"redis=={redis.__version__}", "-d", str(into)],
+        capture_output=True, text=True, timeout=300,
+    )
+    sdists = list(into.glob("redis-*.tar.gz"))
+    if download.returncode != 0 or not sdists:
+        message = f"could not fetch redis-py {redis.__version__}'s sources: {download.stderr.strip()[-500:]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    with tarfile.open(sdists[0]) as archive:
+        members = [
+            member for member in archive.getmembers()
+            if member.isfile() and len(Path(member.name).parts) > 1
+            and (Path(member.name).parts[1] == "tests" or Path(*Path(member.name).parts[1:]) == Path("pyproject.toml"))
+        ]
+        # Only the tests and the pytest settings: redis-py's own package
+        # must not shadow the installed one.
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        archive.extractall(into / "src", members=members, **safe)
+    (root,) = (into / "src").iterdir()
+    return root
+
+
+class Run:
+    """redis-py's lock suite running in a subprocess against one server."""
+
+    def __init__(self, flavor: str, root: Path) -> None:
+        self.flavor = flavor
+        self.server = Server(binary(flavor))
+        url = f"redis://127.0.0.1:{self.server.port}/0"
+        deselect: List[str] = []
+        for case in DESELECTED:
+            deselect += ["--deselect", case]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+        # redis-py's settings also ignore a warning of coverage's by its
+        # class, which without coverage installed warns once per test.
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *SUITE, "-p", "redis_py_glue", "-p", "no:cacheprovider",
+             "-o", "filterwarnings=always", "--redis-url", url, "--redis-mod-url", url, "-q", "-rfE", *deselect],
+            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+
+    def result(self) -> Tuple[int, str]:
+        try:
+            output, _ = self.process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            output, _ = self.process.communicate()
+            return -1, output + "\n(killed after 300 s)"
+        return self.process.returncode, output
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.server.stop()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: Any) -> Iterator[Dict[str, Run]]:
+    """One run per server found, all started at once."""
+    if not os.path.isfile(MODULE):
+        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    root = fetch_redis_py_tests(tmp_path_factory.mktemp("redis-py"))
+    started: Dict[str, Run] = {}
+    for flavor in sorted(FLAVORS):
+        path = FLAVORS[flavor]
+        if path and os.path.isfile(path):
+            started[flavor] = Run(flavor, root)
+    yield started
+    for run in started.values():
+        run.stop()
+
+
+def summary(output: str) -> str:
+    """The closing line of a pytest run (``92 passed, 4 deselected in …``)."""
+    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_redis_py_lock_suite_passes_on_the_drop_ins(flavor: str, runs: Dict[str, Run], capsys: Any) -> None:
+    binary(flavor)  # skips (fails under CI=true) when this server is missing
+    run = runs[flavor]
+    code, output = run.result()
+    line = summary(output)
+    with capsys.disabled():
+        print(f"\nredis-py {redis.__version__} lock tests on {flavor}: {line}")
+    assert code == 0, output[-6000:]
+    assert " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
+    stats = run.server.client().info("commandstats")
+    calls = {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+    for command in ("lock.acquire", "lock.releaseif", "lock.extend"):
+        assert calls.get(command, 0) > 0, f"{command} never ran: {sorted(calls)}"
+    for command in ("eval", "evalsha", "eval_ro", "evalsha_ro", "script|load", "script"):
+        assert command not in calls, f"a Lua script ran ({command}): {sorted(calls)}"
