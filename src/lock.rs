@@ -38,6 +38,10 @@ const ADD: OptSpec = OptSpec {
     token: "ADD",
     values: 0,
 };
+const NX: OptSpec = OptSpec {
+    token: "NX",
+    values: 0,
+};
 
 const FENCE_OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 
@@ -125,13 +129,15 @@ impl Family for Locks {
     }
 }
 
-/// `LOCK.ACQUIRE key token [PX ms | EX s] [WAIT ms] [FENCE fencekey]`
+/// `LOCK.ACQUIRE key token [PX ms | EX s] [WAIT ms] [FENCE fencekey] [NX]`
+/// (`NX`: only a free lock is taken; its holder asking again is refused, as
+/// `SET … NX` refuses it).
 fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, name, token_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
     let token = token(token_arg)?;
-    let [px, ex, wait, fence] = parse_options(options, &[PX, EX, WAIT, FENCE])?;
+    let [px, ex, wait, fence, nx] = parse_options(options, &[PX, EX, WAIT, FENCE, NX])?;
     if px.is_some() && ex.is_some() {
         return Err(SYNTAX_ERROR);
     }
@@ -152,7 +158,7 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let fence_key = fence.map(|fence| Key::write(ctx, fence));
     let holder = match lock.string()? {
         None => Holder::Nobody,
-        Some(held) if held == token => Holder::Caller,
+        Some(held) if held == token && nx.is_none() => Holder::Caller,
         Some(_) => Holder::Other,
     };
     // Checked whatever the outcome, so a bad FENCE key is always an error.
@@ -360,6 +366,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::one_of(c"lease", LEASE, true),
             ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
             ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1)),
+            ArgSpec::flag(c"nx", c"NX"),
         ],
     },
     CommandSpec {

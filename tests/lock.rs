@@ -10,8 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    blocked_clients, cmd, digest, error, int, pick, reply, snapshot, wait_blocked, wait_until,
-    Cluster, Connection, Replicated, Server, Value,
+    blocked_clients, cmd, digest, error, getkeys, int, pick, reply, snapshot, wait_blocked,
+    wait_until, Cluster, Connection, Replicated, Server, Value,
 };
 
 fn value(con: &mut Connection, words: &[&str]) -> Value {
@@ -127,6 +127,25 @@ server_tests! {
         assert_eq!(int(&mut con, &["LOCK.EXTEND", "short", "a", "PX", "1000"]), 0);
     }
 
+    fn nx_refuses_the_holder_asking_again(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a", "PX", "60000", "NX"]), 1);
+        let end = int(&mut con, &["PEXPIRETIME", "l"]);
+        // Held, even by the same token: refused, and the lease stays.
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "l", "a", "nx", "PX", "90000"]), Value::Nil);
+        assert_eq!(value(&mut con, &["LOCK.ACQUIRE", "l", "b", "NX"]), Value::Nil);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "l"]), end);
+        // Without NX the holder asking again succeeds, as before.
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l", "a", "PX", "90000"]), 1);
+        // With WAIT, the holder waits for its own lock like anyone else.
+        let waiter = harness::Waiter::start(&server, &["LOCK.ACQUIRE", "l", "a", "NX", "WAIT", "60000", "FENCE", "f"]);
+        assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l", "a"]), 1);
+        assert_eq!(waiter.answer(), Ok(Value::Int(1)));
+        assert_eq!(error(&mut con, &cmd(&["LOCK.ACQUIRE", "l", "a", "NX", "NX"])), "ERR syntax error");
+        assert_eq!(getkeys(&mut con, &["LOCK.ACQUIRE", "l", "a", "NX", "FENCE", "f"]), ["l", "f"]);
+    }
+
     fn extend_add_lengthens_the_remaining_lease(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
@@ -217,7 +236,7 @@ server_tests! {
             (&["LOCK.ACQUIRE", "free", "a", "PX", "10", "EX", "1"], syntax),
             (&["LOCK.ACQUIRE", "free", "a", "PX", "10", "PX", "10"], syntax),
             (&["LOCK.ACQUIRE", "free", "a", "WAIT", "10", "wait", "10"], syntax),
-            (&["LOCK.ACQUIRE", "free", "a", "NX"], syntax),
+            (&["LOCK.ACQUIRE", "free", "a", "XX"], syntax),
             (&["LOCK.ACQUIRE", "free", "a", "PX"], syntax),
             (&["LOCK.ACQUIRE", "free", "a", "FENCE"], syntax),
             (&["LOCK.EXTEND", "held", "owner", "PX", "10x"], not_integer),

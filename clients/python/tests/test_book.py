@@ -91,13 +91,13 @@ def test_a_blocking_acquire_waits_in_the_servers_queue(clients: Clients) -> None
 def test_article(clients: Clients) -> None:
     async def body(client: Any, recipes: Any) -> None:
         article = recipes.Article(client, 10086, slug_index="slug.to.id")
-        assert await value(article.get()) is None
+        assert await value(article.get()) == {"id": "10086"}
         assert await value(article.create("greeting", "hello world", "peter", slug="hello")) is True
         assert await value(article.create("again", "x", "y")) is False
         got = await value(article.get())
-        assert got["id"] == 10086
+        assert got["id"] == "10086"
         assert got["title"] in (b"greeting", "greeting")
-        assert isinstance(got["created_at"], int) and got["created_at"] > 1_600_000_000_000
+        assert isinstance(got["create_at"], bytes) and float(got["create_at"]) > 1_600_000_000
         assert await value(article.update(title="hi")) is True
         assert await value(recipes.Article(client, 1).update(title="no such")) is False
         assert await value(article.view()) == 1
@@ -115,18 +115,18 @@ def test_article(clients: Clients) -> None:
 def test_caches(clients: Clients) -> None:
     async def body(client: Any, recipes: Any) -> None:
         cache = recipes.Cache(client)
-        assert await value(cache.set("greeting", b"\x00bytes\xff")) is True
+        assert await value(cache.set("greeting", b"\x00bytes\xff")) is None
         assert await value(cache.get("greeting")) == b"\x00bytes\xff"
         assert await value(cache.update("greeting", "new")) == b"\x00bytes\xff"
         json_cache = recipes.JsonCache(client)
         user = {"id": 10086, "name": "Peter", "tags": ["a", "b"], "big": 12345678901234567890}
-        assert await value(json_cache.set("user::10086", user, ttl=60)) is True
+        assert await value(json_cache.set("user::10086", user, ttl=60)) is None
         assert await value(json_cache.get("user::10086")) == user
         assert await value(json_cache.get("user::10086", "name", "id")) == {"name": "Peter", "id": 10086}
         assert await value(json_cache.get("none")) is None
         assert 0 < clients.plain.pttl("user::10086") <= 60_000
         hash_cache = recipes.HashCache(client)
-        assert await value(hash_cache.set("user::h", {"name": "Peter", "age": 56}, ttl=0.2)) == 2
+        assert await value(hash_cache.set("user::h", {"name": "Peter", "age": 56}, ttl=0.2)) is None
         got = await value(hash_cache.get("user::h"))
         assert {k: (v.decode() if isinstance(v, bytes) else v) for k, v in got.items()} == {"name": "Peter", "age": "56"}
         await asyncio.sleep(0.3)
@@ -144,10 +144,10 @@ def test_rate_limiter(clients: Clients) -> None:
             assert await value(limiter.is_permitted("peter")) is True
         assert await value(limiter.is_permitted("peter")) is False
         assert await value(limiter.remaining("peter")) == 0
-        assert 59 <= await value(limiter.duration("peter")) <= 60
+        assert 11 <= await value(limiter.duration("peter")) <= 12  # GCRA: one action back every 12 s
         decision = await value(limiter.limit("peter"))
         assert decision.limited and 11_000 < decision.retry_after_ms <= 12_000
-        assert await value(limiter.revoke("peter")) is True
+        assert await value(limiter.revoke("peter")) is None
         assert await value(limiter.is_permitted("peter")) is True
         # Several limits, costs and the exact window.
         api = recipes.RateLimiter(client, "api", 1, 10, also=[(3600, 3)])
@@ -185,7 +185,7 @@ def test_resource_pool(clients: Clients) -> None:
         # The book's chapter 10: associate three, acquire three, the fourth
         # gets None; release one and acquire it again.
         pool = recipes.ResourcePool(client, "ResourcePool:browsers", owner="w1")
-        assert await value(pool.associate("b1", "b2", "b3")) == 3
+        assert await value(pool.associate("b1", "b2", "b3")) is True
         assert await value(pool.size()) == 3
         got = [await value(pool.acquire()) for _ in range(3)]
         assert got == ["b1", "b2", "b3"]
@@ -202,7 +202,7 @@ def test_resource_pool(clients: Clients) -> None:
         holders = await value(pool.holders())
         assert holders == {"b1": ("w1", None), "b2": ("w1", None), "b3": ("w1", None)}
         assert await value(pool.info()) == {"size": 3, "free": 0, "held": 3, "waiting": 0}
-        assert await value(pool.disassociate("b1", "b2", "b3")) == 3
+        assert await value(pool.disassociate("b1", "b2", "b3")) is True
         assert await value(pool.size()) == 0
 
     run(clients, body)

@@ -11,7 +11,11 @@ _NUMBERS = ("created_at", "updated_at", "views")
 class Article(Recipe):
     """One article in one hash (``article::<id>``, as the book names it). With
     ``slug_index``, slugs are claimed in that index; in Redis Cluster give the
-    article and its index one hash tag (``{blog}article::1``, ``{blog}slugs``)."""
+    article and its index one hash tag (``{blog}article::1``, ``{blog}slugs``).
+
+    ``create``, ``get``, ``update`` and ``is_exists`` are the book's and
+    return what the book's do; ``id`` is the ID as text, as the book keeps
+    it. ``record``, ``set_slug``, ``view`` and ``delete`` are beyond it."""
 
     def __init__(
         self,
@@ -22,8 +26,8 @@ class Article(Recipe):
         slug_index: Optional[str] = None,
     ) -> None:
         super().__init__(client)
-        self.id = article_id
-        self.key = key if key is not None else f"article::{article_id}"
+        self.id = str(article_id)  # the book's: the ID as text
+        self.key = key if key is not None else f"article::{self.id}"
         self.slug_index = slug_index
 
     def _slug_index(self) -> str:
@@ -42,8 +46,34 @@ class Article(Recipe):
 
     @recipe
     def get(self) -> Steps:
-        """The article's fields (``id`` added, times and views as ints), or
-        None."""
+        """The book's: ``{'id': '10086', 'title': …, 'content': …, 'author':
+        …, 'create_at': '1551199163.429'}``, the ID as text, the fields as
+        the client reads them (text with ``decode_responses=True``, else
+        bytes) and ``create_at`` the creation time in Unix seconds, as text
+        like the book's ``time()``. Without an article, only ``{'id': …}``
+        (see ``is_exists()``). ``record()`` has every field the module keeps."""
+        fields: Dict[str, Any] = as_dict((yield ("HGETALL", self.key)))
+        article: Dict[str, Any] = {"id": self.id}
+        for name in ("title", "content", "author"):
+            if name in fields:
+                article[name] = fields[name]
+        if "create_at" in fields:  # a hash the book's own code wrote
+            article["create_at"] = fields["create_at"]
+        elif "created_at" in fields:
+            article["create_at"] = _seconds(fields["created_at"])
+        return article
+
+    @recipe
+    def is_exists(self) -> Steps:
+        """The book's: True when the article exists."""
+        return (yield ("HEXISTS", self.key, "title")) == 1
+
+    @recipe
+    def record(self) -> Steps:
+        """Beyond the book: every field the module keeps (``title``,
+        ``content``, ``author``, ``created_at``, and when set ``updated_at``,
+        ``slug``, ``views``), times (Unix ms) and views as ints, ``id``
+        added; None without an article."""
         reply = yield ("ARTICLE.GET", self.key)
         if reply is None:
             return None
@@ -88,6 +118,16 @@ class Article(Recipe):
         if self.slug_index is not None:
             words += ("SLUG", self.slug_index)
         return (yield words) == 1
+
+
+def _seconds(ms: Any) -> Any:
+    """Unix ms as stored (``b'1551199163429'`` or text) → seconds as the book
+    stores ``time()`` (``'1551199163.429'``), in the same type."""
+    try:
+        seconds = repr(int(ms) / 1000)
+    except (TypeError, ValueError):
+        return ms
+    return seconds.encode() if isinstance(ms, bytes) else seconds
 
 
 class SlugIndex(Recipe):

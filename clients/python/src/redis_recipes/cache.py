@@ -11,11 +11,11 @@ class Cache(Recipe):
 
     @recipe
     def set(self, key: str, value: Any, ttl: Optional[float] = None) -> Steps:
-        """Stores ``value``; ``ttl`` in seconds."""
+        """Stores ``value``; ``ttl`` in seconds. None, as the book's."""
         words: tuple = ("SET", key, value)
         if ttl is not None:
             words += ("PX", ms(ttl))
-        return bool((yield words))
+        yield words
 
     @recipe
     def get(self, key: str) -> Steps:
@@ -33,10 +33,11 @@ class JsonCache(Recipe):
 
     @recipe
     def set(self, key: str, value: Any, ttl: Optional[float] = None) -> Steps:
+        """Stores ``value`` as JSON; ``ttl`` in seconds. None, as the book's."""
         words: tuple = ("CACHE.SETJSON", key, json.dumps(value))
         if ttl is not None:
             words += ("PX", ms(ttl))
-        return (yield words) is not None
+        yield words
 
     @recipe
     def get(self, key: str, *fields: str) -> Steps:
@@ -49,16 +50,17 @@ class JsonCache(Recipe):
 
 
 class HashCache(Recipe):
-    """A hash written together with its TTL (``CACHE.HSET``)."""
+    """A hash, written together with its TTL (``CACHE.HSET``) when it has
+    one."""
 
     @recipe
-    def set(self, key: str, mapping: Mapping[str, Any], ttl: float) -> Steps:
-        """Sets the fields and the key's TTL (seconds) in one step; returns the
-        number of fields added."""
-        words: tuple = ("CACHE.HSET", key, "PX", ms(ttl))
+    def set(self, key: str, mapping: Mapping[str, Any], ttl: Optional[float] = None) -> Steps:
+        """Sets the fields and, with ``ttl`` (seconds), the key's TTL in the
+        same step. None, as the book's."""
+        words: tuple = ("HSET", key) if ttl is None else ("CACHE.HSET", key, "PX", ms(ttl))
         for field, value in mapping.items():
             words += (field, value)
-        return int((yield words))
+        yield words
 
     @recipe
     def get(self, key: str) -> Steps:

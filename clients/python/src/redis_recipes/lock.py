@@ -62,7 +62,9 @@ class Lock(Recipe):
         self._renewer: Any = None
 
     def _acquire_words(self, timeout: Optional[float]) -> tuple:
-        words: tuple = ("LOCK.ACQUIRE", self.key, self.token)
+        # NX: a lock this token already holds is not taken again (False), as
+        # the book's SET NX answers.
+        words: tuple = ("LOCK.ACQUIRE", self.key, self.token, "NX")
         if self.ttl is not None:
             words += ("PX", ms(self.ttl))
         if timeout is not None:
@@ -146,7 +148,7 @@ class AutoReleaseLock(Recipe):
         if unit not in ("sec", "ms"):
             raise ValueError('unit is "sec" or "ms"')
         lease = ms(timeout) if unit == "sec" else max(1, int(timeout))
-        return (yield ("LOCK.ACQUIRE", self.key, self.token, "PX", lease)) is not None
+        return (yield ("LOCK.ACQUIRE", self.key, self.token, "PX", lease, "NX")) is not None
 
     @recipe
     def release(self) -> Steps:
@@ -165,7 +167,7 @@ class IdentityLock(Recipe):
     def acquire(self, password: str, timeout: Optional[float] = None) -> Steps:
         """True when ``password`` now holds the lock (``timeout``: seconds to
         wait in the queue)."""
-        words: tuple = ("LOCK.ACQUIRE", self.key, password)
+        words: tuple = ("LOCK.ACQUIRE", self.key, password, "NX")
         if timeout is not None:
             words += ("WAIT", ms(timeout))
         return (yield waiting(words, timeout)) is not None

@@ -18,7 +18,9 @@ class ResourcePool(Recipe):
     server's first-come-first-served queue, no polling); ``release`` and
     ``renew`` only work for the owner that holds the resource. ``ttl``
     (seconds) makes a holding end by itself, so a crashed holder's resource
-    comes back.
+    comes back. The book's methods (``associate``, ``disassociate``,
+    ``acquire``, ``release``, ``available_count``, ``occupied_count``,
+    ``total_count``) return what the book's do.
 
     ``with pool.lease(timeout=5) as resource:`` acquires (raising
     ``NoResourceFree`` if none comes free in time) and releases at the end;
@@ -43,14 +45,20 @@ class ResourcePool(Recipe):
         self.ttl = ttl
 
     @recipe
-    def associate(self, *resources: str) -> Steps:
-        """How many of ``resources`` were new to the pool."""
-        return int((yield ("POOL.ADD", self.key, *resources)))
+    def associate(self, resource: str, *more: str) -> Steps:
+        """The book's: adds ``resource`` to the pool, free. True when it was
+        new to the pool, False when it was already there. Beyond the book,
+        several at once: True when every one was new."""
+        resources = (resource, *more)
+        return int((yield ("POOL.ADD", self.key, *resources))) == len(resources)
 
     @recipe
-    def disassociate(self, *resources: str) -> Steps:
-        """How many of ``resources`` were in the pool (free or held)."""
-        return int((yield ("POOL.REMOVE", self.key, *resources)))
+    def disassociate(self, resource: str, *more: str) -> Steps:
+        """The book's: removes ``resource`` from the pool (free or held). True
+        when it was there, False when it was not. Beyond the book, several at
+        once: True when every one was there."""
+        resources = (resource, *more)
+        return int((yield ("POOL.REMOVE", self.key, *resources))) == len(resources)
 
     def _acquire_words(self, timeout: Optional[float], ttl: Optional[float]) -> Tuple[Any, ...]:
         words: Tuple[Any, ...] = ("POOL.ACQUIRE", self.key, self.owner)
@@ -87,6 +95,12 @@ class ResourcePool(Recipe):
 
     @recipe
     def size(self) -> Steps:
+        """How many resources the pool has, free or held."""
+        return int(as_dict((yield ("POOL.INFO", self.key)))["size"])
+
+    @recipe
+    def total_count(self) -> Steps:
+        """The book's name for ``size()``."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["size"])
 
     @recipe

@@ -38,10 +38,12 @@ class RateLimiter(Recipe):
     """At most ``maximum`` actions per ``interval`` seconds for each user of
     an ``action``, kept at ``RateLimiter:<action>:<uid>``.
 
-    Beyond the book: ``also=[(interval, maximum), …]`` adds limits checked
-    with the first all at once, ``burst`` lets an idle user act that many
-    times at once (GCRA; default ``maximum``), ``sliding=True`` counts an
-    exact sliding window instead."""
+    ``is_permitted``, ``remaining``, ``duration`` and ``revoke`` are the
+    book's and return what the book's do. Beyond the book: ``limit`` and
+    ``peek`` answer a ``Decision``; ``also=[(interval, maximum), …]`` adds
+    limits checked with the first all at once, ``burst`` lets an idle user
+    act that many times at once (GCRA; default ``maximum``), ``sliding=True``
+    counts an exact sliding window instead."""
 
     def __init__(
         self,
@@ -99,11 +101,15 @@ class RateLimiter(Recipe):
 
     @recipe
     def duration(self, uid: Any) -> Steps:
-        """Seconds (rounded up) until the user's limit is full again; 0 when it is."""
-        reset = _decision((yield self._words("RATE.PEEK", uid, 1))).reset_after_ms
-        return math.ceil(reset / 1000)
+        """The book's: how many seconds (rounded up) until the user may act
+        again, or None when the user may act now."""
+        decision = _decision((yield self._words("RATE.PEEK", uid, 1)))
+        if not decision.limited:
+            return None
+        return max(1, math.ceil(decision.retry_after_ms / 1000))
 
     @recipe
     def revoke(self, uid: Any) -> Steps:
-        """Forgets the user's limiter: True when there was one."""
-        return (yield ("RATE.RESET", self.key(uid))) == 1
+        """The book's: forgets the user's limiter (the next action starts
+        from full limits). None, as the book's."""
+        yield ("RATE.RESET", self.key(uid))
