@@ -61,6 +61,7 @@ test: build redis8-deps
 
 bench: build redis8-deps
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
+	@$(call pip_install,"./clients/python[test]")
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS8_SERVER=$$redis8 VALKEY_SERVER=$(valkey_server) bash bench/run.sh
 

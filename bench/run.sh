@@ -26,6 +26,7 @@ hot_results=bench/results/hot.md
 rate_results=bench/results/rate.md
 pool_results=bench/results/pool.md
 waiting_results=bench/results/waiting.md
+dropin_results=bench/results/dropin.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -426,12 +427,12 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool waiting cost} "
+families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool waiting dropin cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=() waiting_table=()
+pool_table=() waiting_table=() dropin_sections=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
@@ -457,6 +458,10 @@ for server in "${servers[@]}"; do
     hot_release_table+=("$("$driver" "$port" "$label, standalone" release)")
   fi
   stop_server
+  if wants dropin; then
+    dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
+    dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
+  fi
   if wants waiting; then
     # 15,000 waiting clients need more than the default 10,000 (and as
     # many descriptors in the driver).
@@ -664,6 +669,19 @@ wants waiting && {
   printf '%s\n' "${waiting_table[@]}"
 } | tee "$waiting_results.tmp"
 wants waiting && mv "$waiting_results.tmp" "$waiting_results"
+
+wants dropin && {
+  echo "# The drop-ins against the libraries they replace"
+  echo
+  machine
+  echo
+  echo "redis-py's \`Lock\` against \`redis_recipes.drop_in.Lock\` (bench/dropin_lock.py), and the \`limits\` package's"
+  echo "moving window on its own Redis storage against \`recipes://\` (bench/dropin_limits.py), the same client,"
+  echo "server and code otherwise."
+  echo
+  printf '%s\n\n' "${dropin_sections[@]}"
+} | tee "$dropin_results.tmp"
+wants dropin && mv "$dropin_results.tmp" "$dropin_results"
 
 # Instructions per call under callgrind, each hot command against its
 # built-in: what a call costs without the machine's noise, split into the
