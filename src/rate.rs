@@ -45,6 +45,8 @@ struct Call {
     count: usize,
     cost: i64,
     sliding: bool,
+    /// `WITHREFILL`: the reply ends with `refill_after_ms`.
+    refill: bool,
 }
 
 impl Call {
@@ -62,7 +64,8 @@ fn integer(arg: Arg, what: &str, high: i64) -> Result<i64, RedisError> {
     }
 }
 
-/// `max period [BURST burst] [AND max period [BURST burst]]… [COST cost] [SLIDING]`
+/// `max period [BURST burst] [AND max period [BURST burst]]… [COST cost]
+/// [SLIDING] [WITHREFILL]`
 fn parse(args: &[Arg]) -> Result<Call, RedisError> {
     let unset = Limit {
         max: 0,
@@ -74,6 +77,7 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
         count: 0,
         cost: 0,
         sliding: false,
+        refill: false,
     };
     let mut burst_given = [false; MAX_LIMITS];
     let mut rest = args;
@@ -107,6 +111,10 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 call.sliding = true;
                 rest = more;
             }
+            [token, more @ ..] if token.is("WITHREFILL") && !call.refill => {
+                call.refill = true;
+                rest = more;
+            }
             _ => return Err(SYNTAX_ERROR),
         }
     }
@@ -121,9 +129,12 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                     "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
                 ));
             }
-            if limit.max > MAX_SLIDING {
+            // One entry per millisecond with actions: either bound keeps
+            // the state small.
+            if limit.max > MAX_SLIDING && limit.period_ms > MAX_SLIDING {
                 return Err(RedisError::String(format!(
-                    "ERR a SLIDING window's max must be at most {MAX_SLIDING}"
+                    "ERR a SLIDING window's max must be at most {MAX_SLIDING} \
+                     when its period is over {MAX_SLIDING} ms"
                 )));
             }
         }
@@ -285,17 +296,19 @@ fn decide_now(
     Ok((decision, after))
 }
 
-fn reply(ctx: &Context, decision: &Decision) -> RedisValue {
-    reply::record(
-        ctx,
-        &[
-            (b"limited", Value::Int(i64::from(decision.limited))),
-            (b"limit", Value::Int(decision.limit)),
-            (b"remaining", Value::Int(decision.remaining)),
-            (b"retry_after_ms", Value::Int(decision.retry_after_ms)),
-            (b"reset_after_ms", Value::Int(decision.reset_after_ms)),
-        ],
-    )
+/// The five fields of `CL.THROTTLE`, and `refill_after_ms` after them when
+/// the call asks `WITHREFILL`.
+fn reply(ctx: &Context, decision: &Decision, refill: bool) -> RedisValue {
+    let fields: [(&[u8], Value); 6] = [
+        (b"limited", Value::Int(i64::from(decision.limited))),
+        (b"limit", Value::Int(decision.limit)),
+        (b"remaining", Value::Int(decision.remaining)),
+        (b"retry_after_ms", Value::Int(decision.retry_after_ms)),
+        (b"reset_after_ms", Value::Int(decision.reset_after_ms)),
+        (b"refill_after_ms", Value::Int(decision.refill_after_ms)),
+    ];
+    let shown = if refill { 6 } else { 5 };
+    reply::record(ctx, fields.get(..shown).unwrap_or(&fields))
 }
 
 /// Stores an allowed action and replicates its effect.
@@ -365,7 +378,7 @@ fn apply_sliding(
 }
 
 /// `RATE.LIMIT key max period [BURST burst] [AND max period [BURST burst]]…
-/// [COST cost] [SLIDING]` → the decision.
+/// [COST cost] [SLIDING] [WITHREFILL]` → the decision.
 fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     decide_command(ctx, args, true)
 }
@@ -400,7 +413,7 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Redi
             None => stats::RATE_LIMITED.incr(),
         }
     }
-    Ok(reply(ctx, &decision))
+    Ok(reply(ctx, &decision, call.refill))
 }
 
 /// `RATE.RESET key` → 1 when a limiter was forgotten, 0 when there was none.
@@ -470,6 +483,7 @@ const LIMIT_ARGS: &[ArgSpec] = &[
     .multiple(),
     ArgSpec::option(c"cost", c"COST", ArgType::Integer),
     ArgSpec::flag(c"sliding", c"SLIDING"),
+    ArgSpec::flag(c"withrefill", c"WITHREFILL"),
 ];
 const LIMIT_COMPLEXITY: &std::ffi::CStr =
     c"O(L) for L limits with GCRA; O(L + N) with SLIDING, N the actions recorded in the longest period";

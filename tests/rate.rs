@@ -119,6 +119,69 @@ server_tests! {
         assert_eq!(message, "ERR cost 4 exceeds the max of 3: such an action can never be allowed");
     }
 
+    fn withrefill_appends_when_the_next_action_frees(flavor) {
+        // WITHREFILL adds a sixth field: how long until the deciding limit
+        // frees its next action (the oldest action in a sliding window
+        // leaves it; GCRA frees one interval's worth), 0 when it is full.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let six = |con: &mut harness::Connection, words: &[&str]| -> [i64; 6] {
+            let reply: Vec<i64> = cmd(words).query(con).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+            reply.try_into().unwrap_or_else(|reply| panic!("{words:?}: {reply:?}"))
+        };
+        let window = ["RATE.LIMIT", "w", "3", "1000", "SLIDING", "WITHREFILL"];
+        let peek = ["RATE.PEEK", "w", "3", "1000", "SLIDING", "WITHREFILL"];
+        assert_eq!(six(&mut con, &peek), [0, 3, 3, -1, 0, 0], "an empty window");
+        assert_eq!(six(&mut con, &window), [0, 3, 2, -1, 1000, 1000]);
+        thread::sleep(Duration::from_millis(200));
+        let [limited, limit, left, retry, reset, refill] = six(&mut con, &window);
+        assert_eq!((limited, limit, left, retry, reset), (0, 3, 1, -1, 1000));
+        assert!(refill <= 800 && refill > 600, "the first action leaves first: {refill}");
+        let [_, _, left, _, _, refill_peek] = six(&mut con, &peek);
+        assert_eq!(left, 1);
+        assert!(refill_peek <= refill && refill_peek > refill - 100, "{refill_peek} after {refill}");
+        // Without the option the reply is the five fields, as before.
+        assert_eq!(decide(&mut con, &["RATE.PEEK", "w", "3", "1000", "SLIDING"])[..3], [0, 3, 1]);
+        // GCRA, 5 a minute: one action frees every 12 s.
+        let login = ["RATE.LIMIT", "g", "5", "60000", "WITHREFILL"];
+        assert_eq!(six(&mut con, &["RATE.PEEK", "g", "5", "60000", "WITHREFILL"]), [0, 5, 5, -1, 0, 0]);
+        assert_eq!(six(&mut con, &login), [0, 5, 4, -1, 12_000, 12_000]);
+        for _ in 0..4 {
+            six(&mut con, &login);
+        }
+        let [limited, _, left, retry, _, refill] = six(&mut con, &login);
+        assert_eq!((limited, left), (1, 0));
+        assert!(refill == retry && refill > 11_000 && refill <= 12_000, "{refill} {retry}");
+        // RESP3: a sixth name in the map.
+        let _: Value = cmd(&["HELLO", "3"]).query(&mut con).unwrap();
+        let reply: Value = cmd(&["RATE.PEEK", "g", "5", "60000", "WITHREFILL"]).query(&mut con).unwrap();
+        let Value::Map(pairs) = reply else { panic!("{reply:?}") };
+        let names: Vec<String> = pairs
+            .iter()
+            .map(|(name, _)| match name {
+                Value::BulkString(name) => String::from_utf8(name.clone()).unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(names, ["limited", "limit", "remaining", "retry_after_ms", "reset_after_ms", "refill_after_ms"]);
+    }
+
+    fn a_short_sliding_window_may_allow_more_than_100000(flavor) {
+        // The state holds one entry per millisecond: a window of 2 s holds at
+        // most 2,000 of them, whatever its max.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let call = ["RATE.LIMIT", "m", "1000000", "2000", "SLIDING"];
+        assert_eq!(decide(&mut con, &call)[..4], [0, 1_000_000, 999_999, -1]);
+        let mut big = call.to_vec();
+        big.extend(["COST", "999999"]);
+        assert_eq!(decide(&mut con, &big)[..4], [0, 1_000_000, 0, -1]);
+        assert_eq!(decide(&mut con, &call)[..3], [1, 1_000_000, 0]);
+        let message = error(&mut con, &cmd(&["RATE.LIMIT", "m2", "100001", "100001", "SLIDING"]));
+        assert_eq!(message, "ERR a SLIDING window's max must be at most 100000 when its period is over 100000 ms");
+        assert_eq!(decide(&mut con, &["RATE.LIMIT", "m3", "100001", "100000", "SLIDING"])[..3], [0, 100_001, 100_000]);
+    }
+
     fn errors_change_nothing(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
@@ -150,7 +213,8 @@ server_tests! {
             (&["RATE.LIMIT", "g", "5", "1000", "SLIDING"], "ERR the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)"),
             (&["RATE.LIMIT", "w", "5", "1000"], "ERR the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)"),
             (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "BURST", "2"], "ERR BURST applies to GCRA limits; a SLIDING window allows max at once"),
-            (&["RATE.LIMIT", "w2", "100001", "1000", "SLIDING"], "ERR a SLIDING window's max must be at most 100000"),
+            (&["RATE.LIMIT", "w2", "100001", "100001", "SLIDING"], "ERR a SLIDING window's max must be at most 100000 when its period is over 100000 ms"),
+            (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "WITHREFILL", "WITHREFILL"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5"], "ERR wrong number of arguments for 'rate.limit' command"),
             (&["RATE.RESET", "g", "x"], "ERR wrong number of arguments for 'rate.reset' command"),
             (&["RATE.APPLY", "w", "1", "1", "1"], "ERR RATE.APPLY only carries a primary's effects to replicas and the AOF; use RATE.LIMIT"),

@@ -12,8 +12,10 @@
 pub const MAX_PERIOD_MS: i64 = 36_525 * 86_400_000;
 /// The largest `max`, `burst` and cost.
 pub const MAX_COUNT: i64 = (1 << 31) - 1;
-/// The largest `max` of a sliding-window limit: its state holds one entry per
-/// millisecond in which actions were allowed, up to `max` of them.
+/// The most entries a sliding window's state holds: one per millisecond in
+/// which actions were allowed, so a limit counts at most `max` of them and
+/// at most `period` (in ms). A sliding-window limit must have one of both at
+/// most this; whatever limits calls give, the state stays about this size.
 pub const MAX_SLIDING: i64 = 100_000;
 /// The most limits one call checks.
 pub const MAX_LIMITS: usize = 16;
@@ -42,6 +44,10 @@ pub struct Decision {
     pub retry_after_ms: i64,
     /// Milliseconds until the deciding limit is back to full.
     pub reset_after_ms: i64,
+    /// Milliseconds until the deciding limit frees its next action: for a
+    /// sliding window, until the oldest action it counts leaves the window;
+    /// for GCRA, until `remaining` grows by one. 0 when it counts nothing.
+    pub refill_after_ms: i64,
 }
 
 impl Decision {
@@ -127,7 +133,15 @@ impl Gcra {
         let allowed_at = new_tat - self.tolerance_ns;
         let limited = allowed_at > now;
         let tat = if limited || !consume { base } else { new_tat };
-        let remaining = (self.tolerance_ns - (tat - now)).max(0) / self.interval_ns;
+        let held = tat - now;
+        let remaining = (self.tolerance_ns - held).max(0) / self.interval_ns;
+        // `remaining` grows by one once `held` has drained to
+        // `tolerance - (remaining + 1) × interval` (always > 0 ns away).
+        let refill_after_ms = if held > 0 {
+            ceil_ms(held - self.tolerance_ns + (remaining + 1) * self.interval_ns)
+        } else {
+            0
+        };
         let decision = Decision {
             limited,
             limit: self.burst,
@@ -137,7 +151,8 @@ impl Gcra {
             } else {
                 -1
             },
-            reset_after_ms: ceil_ms(tat - now),
+            reset_after_ms: ceil_ms(held),
+            refill_after_ms,
         };
         // Bounded by now + 2 × 100 years of nanoseconds: fits an i64.
         (decision, i64::try_from(new_tat).unwrap_or(i64::MAX))
@@ -172,6 +187,7 @@ const FRESH: Decision = Decision {
     remaining: 0,
     retry_after_ms: -1,
     reset_after_ms: 0,
+    refill_after_ms: 0,
 };
 
 /// When the GCRA state stops mattering: the latest TAT, in ms rounded up.
@@ -222,21 +238,27 @@ pub fn sliding(
                 }
             }
         }
-        let (used, newest) = if limited || !consume {
-            (used, window.last().map(|entry| entry.at_ms))
+        let oldest = window.first().map(|entry| entry.at_ms);
+        let (used, oldest, newest) = if limited || !consume {
+            (used, oldest, window.last().map(|entry| entry.at_ms))
         } else {
-            (used.saturating_add(cost), Some(newest_at(entries, now_ms)))
+            let at = newest_at(entries, now_ms);
+            (used.saturating_add(cost), oldest.or(Some(at)), Some(at))
+        };
+        let leaves_after = |at: Option<i64>| {
+            at.map_or(0, |at| {
+                at.saturating_add(limit.period_ms)
+                    .saturating_sub(now_ms)
+                    .max(0)
+            })
         };
         Decision {
             limited,
             limit: limit.max,
             remaining: limit.max.saturating_sub(used).max(0),
             retry_after_ms,
-            reset_after_ms: newest.map_or(0, |at| {
-                at.saturating_add(limit.period_ms)
-                    .saturating_sub(now_ms)
-                    .max(0)
-            }),
+            reset_after_ms: leaves_after(newest),
+            refill_after_ms: leaves_after(oldest),
         }
     };
     Decision::deciding(limits.iter().map(one)).unwrap_or(FRESH)
@@ -413,6 +435,8 @@ mod tests {
                     remaining: 4 - n,
                     retry_after_ms: -1,
                     reset_after_ms: 12_000 * (n + 1),
+                    // One action frees every interval.
+                    refill_after_ms: 12_000,
                 }
             );
         }
@@ -425,6 +449,7 @@ mod tests {
                 remaining: 0,
                 retry_after_ms: 12_000,
                 reset_after_ms: 60_000,
+                refill_after_ms: 12_000,
             }
         );
         // 12 s later exactly one more fits.
@@ -577,6 +602,53 @@ mod tests {
         }
     }
 
+    /// `refill_after_ms` is when `remaining` next grows: a peek a
+    /// millisecond before still sees the same `remaining`, a peek then sees
+    /// more; 0 exactly when the limit is full.
+    #[test]
+    fn refill_after_is_when_remaining_next_grows() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        for _ in 0..200 {
+            let max = 1 + rng.below(20);
+            let mut lim = limit(max, 1 + rng.below(3_000));
+            let sliding_lim = lim;
+            lim.burst = 1 + rng.below(30);
+            let gcra_limit = [Gcra::new(lim).unwrap()];
+            let mut tats = [0i64];
+            let mut entries = Vec::new();
+            let mut now = T0;
+            for _ in 0..100 {
+                now += rng.below(lim.period_ms as u64 / max as u64 + 2);
+                let g = gcra(&gcra_limit, &mut tats, now * MS, 1);
+                let s = sliding(&[sliding_lim], &entries, now, 1);
+                if !s.limited {
+                    let at = newest_at(&entries, now);
+                    record(&mut entries, at, 1, sliding_lim.period_ms);
+                }
+                for (decision, full) in [(g, lim.burst), (s, sliding_lim.max)] {
+                    assert_eq!(decision.refill_after_ms == 0, decision.remaining == full);
+                }
+                let peek_g = |at: i64, tats: &mut [i64]| {
+                    super::gcra(&gcra_limit, tats, at * MS, 1, false).remaining
+                };
+                let peek_s =
+                    |at: i64| super::sliding(&[sliding_lim], &entries, at, 1, false).remaining;
+                let (g_now, s_now) = (peek_g(now, &mut tats), peek_s(now));
+                assert_eq!((g_now, s_now), (g.remaining, s.remaining));
+                if g.refill_after_ms > 0 {
+                    let grows = now + g.refill_after_ms;
+                    assert_eq!(peek_g(grows - 1, &mut tats), g_now, "{lim:?} at {now}");
+                    assert!(peek_g(grows, &mut tats) > g_now, "{lim:?} at {now}");
+                }
+                if s.refill_after_ms > 0 {
+                    let grows = now + s.refill_after_ms;
+                    assert_eq!(peek_s(grows - 1), s_now, "{sliding_lim:?} at {now}");
+                    assert!(peek_s(grows) > s_now, "{sliding_lim:?} at {now}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn sliding_reply_fields() {
         let limits = [limit(2, 1_000)];
@@ -590,6 +662,7 @@ mod tests {
                 remaining: 1,
                 retry_after_ms: -1,
                 reset_after_ms: 1_000,
+                refill_after_ms: 1_000,
             }
         );
         record(&mut entries, T0, 1, 1_000);
@@ -603,6 +676,7 @@ mod tests {
                 remaining: 0,
                 retry_after_ms: 500,
                 reset_after_ms: 800,
+                refill_after_ms: 500,
             }
         );
         // Old entries are forgotten once no window sees them.

@@ -1,0 +1,188 @@
+"""The ``limits`` package's own storage and strategy tests, run against the
+``recipes://`` storages on every server.
+
+The source distribution of the installed ``limits`` is fetched with pip; its
+``tests/`` and ``pytest.ini`` (its pytest settings) go to a temporary
+directory, and nothing of it is kept in this repository. Its Redis storage's
+cases, sync and asyncio, run there with its own conftest and helpers, in
+pytest subprocesses; the plugin ``limits_glue`` (beside this file) points
+them at the server under test (see its docstring). Per server, the sync and
+the asyncio tests run at once on databases 0 and 1, and the three servers'
+runs go at once.
+
+After the runs the server's ``INFO commandstats`` must show ``RATE.LIMIT``
+and ``RATE.PEEK``: the moving window ran on the module."""
+
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+
+from conftest import FLAVORS, MODULE, Server, binary
+
+limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
+
+HERE = Path(__file__).resolve().parent
+
+# The test files, in two groups that run at once on their own databases.
+GROUPS = {
+    "sync": (0, ["tests/test_storage.py", "tests/test_strategy.py", "tests/storage/test_redis.py",
+                 "tests/integration/test_concurrency.py"]),
+    "asyncio": (1, ["tests/aio/test_storage.py", "tests/aio/test_strategy.py", "tests/aio/storage/test_redis.py"]),
+}
+
+# Cases left out, each with the reason. All three test the sliding-window
+# counter, which this storage takes unchanged from limits' own Redis storage
+# (its Lua scripts on the same keys), and fail there as here: timing edges
+# of limits' algorithm that a local server hits often.
+TOTAL_RESET = (
+    "reads the window 2 s after a hit that set the current window's key with PX 2000: in about 1 run of 15 "
+    "(more under load) the read lands in the key's last millisecond, where PTTL answers 0 and limits' script "
+    "counts the window as full (remaining 0, not 10); limits' own redis:// storage fails the same way, more "
+    "often than the case's 2 flaky runs cover"
+)
+DESELECTED = {
+    "tests/test_strategy.py::TestSlidingWindow::test_sliding_window_counter_total_reset[redis_basic]": TOTAL_RESET,
+    "tests/aio/test_strategy.py::TestAsyncSlidingWindow::test_sliding_window_counter_total_reset[redis]": TOTAL_RESET,
+    "tests/aio/test_strategy.py::TestAsyncSlidingWindow::test_sliding_window_counter_previous_window[redis]":
+        "after three hits and a read in the same millisecond the current window's PTTL is exactly 2 periods, and "
+        "limits' get_window_stats (PTTL % period) answers a reset one period early; limits' own async+redis "
+        "storage fails the same check on a local server in about 7 runs of 10, more than the case's 3 flaky "
+        "runs cover",
+}
+
+
+def fetch_limits_tests(into: Path) -> Path:
+    """limits' tests for the installed version, unpacked under ``into``:
+    the directory holding ``tests/`` and ``pytest.ini``."""
+    version = limits.__version__
+    download = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
+         f"limits=={version}", "-d", str(into)],
+        capture_output=True, text=True, timeout=300,
+    )
+    sdists = list(into.glob("limits-*.tar.gz"))
+    if download.returncode != 0 or not sdists:
+        message = f"could not fetch limits {version}'s sources: {download.stderr.strip()[-500:]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    with tarfile.open(sdists[0]) as archive:
+        # Only the tests and the pytest settings: the sources' own ``limits``
+        # package must not shadow the installed one.
+        members = [
+            member for member in archive.getmembers()
+            if member.isfile() and len(Path(member.name).parts) > 1
+            and (Path(member.name).parts[1] == "tests" or Path(*Path(member.name).parts[1:]) == Path("pytest.ini"))
+        ]
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        archive.extractall(into / "src", members=members, **safe)
+    (root,) = (into / "src").iterdir()
+    return root
+
+
+class Run:
+    """One group of limits' tests running in a subprocess against a server."""
+
+    def __init__(self, server: Server, socket: Path, group: str, root: Path) -> None:
+        db, files = GROUPS[group]
+        deselect: List[str] = []
+        for case in DESELECTED:
+            deselect += ["--deselect", case]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *files, "-p", "limits_glue", "-p", "no:cacheprovider",
+             # limits' addopts ask for coverage and docker; its warnings stay errors.
+             "-o", "addopts=", "-o", "asyncio_default_fixture_loop_scope=function", "-W", "ignore::ResourceWarning",
+             "--recipes-port", str(server.port), "--recipes-socket", str(socket), "--recipes-db", str(db),
+             "-q", "-rfE", *deselect],
+            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+
+    def result(self) -> Tuple[int, str]:
+        try:
+            output, _ = self.process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            output, _ = self.process.communicate()
+            return -1, output + "\n(killed after 300 s)"
+        return self.process.returncode, output
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+class Suite:
+    """A server and limits' test groups running against it."""
+
+    def __init__(self, flavor: str, root: Path) -> None:
+        self.server = Server(FLAVORS[flavor], "--unixsocket", "redis.sock", "--unixsocketperm", "700")
+        socket = Path(self.server.dir, "redis.sock")
+        self.started = time.monotonic()
+        self.runs = {group: Run(self.server, socket, group, root) for group in GROUPS}
+
+    def stop(self) -> None:
+        for run in self.runs.values():
+            run.stop()
+        self.server.stop()
+
+
+@pytest.fixture(scope="module")
+def suites(tmp_path_factory: Any) -> Iterator[Dict[str, Suite]]:
+    """One suite per server found, all started at once."""
+    if not os.path.isfile(MODULE):
+        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    root = fetch_limits_tests(tmp_path_factory.mktemp("limits"))
+    started: Dict[str, Suite] = {}
+    try:
+        for flavor in sorted(FLAVORS):
+            path = FLAVORS[flavor]
+            if path and os.path.isfile(path):
+                started[flavor] = Suite(flavor, root)
+        yield started
+    finally:
+        for suite in started.values():
+            suite.stop()
+
+
+def summary(output: str) -> str:
+    """The closing line of a pytest run (``37 passed, 294 deselected in …``)."""
+    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+def retried(output: str) -> List[str]:
+    """The cases flaky ran again after a failure (from its report)."""
+    return sorted(set(re.findall(r"^(\S+) failed \(\d+ runs? remaining", output, re.MULTILINE)))
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_limits_suite_passes_on_the_recipes_storages(flavor: str, suites: Dict[str, Suite], capsys: Any) -> None:
+    binary(flavor)  # skips (fails under CI=true) when this server is missing
+    suite = suites[flavor]
+    failures = []
+    for group, run in suite.runs.items():
+        code, output = run.result()
+        line = summary(output)
+        again = retried(output)
+        listed = sum(case.split("::")[0] in GROUPS[group][1] for case in DESELECTED)
+        with capsys.disabled():
+            print(f"\nlimits {limits.__version__} {group} tests on {flavor}: {line}"
+                  f" ({listed} deselected with a reason in DESELECTED, the others not the Redis storage's)"
+                  + (f"; run again after a failure: {', '.join(again)}" if again else ""))
+        if code != 0 or " passed" not in line or "failed" in line or "error" in line:
+            failures.append(f"{group}: exit {code}\n{output[-6000:]}")
+    assert not failures, "\n\n".join(failures)
+    stats = suite.server.client().info("commandstats")
+    calls = {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+    for command in ("rate.limit", "rate.peek"):
+        assert calls.get(command, 0) > 0, f"{command} never ran: {sorted(calls)}"
