@@ -449,6 +449,10 @@ for server in "${servers[@]}"; do
     rate_table+=("$(cat "$dir/rate_rows")")
   fi
   if wants pool; then pool_table+=("$("$driver" "$port" "$label" pool)"); fi
+  if wants dropin; then
+    dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
+    dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
+  fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
@@ -458,10 +462,6 @@ for server in "${servers[@]}"; do
     hot_release_table+=("$("$driver" "$port" "$label, standalone" release)")
   fi
   stop_server
-  if wants dropin; then
-    dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
-    dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
-  fi
   if wants waiting; then
     # 15,000 waiting clients need more than the default 10,000 (and as
     # many descriptors in the driver).
