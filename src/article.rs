@@ -45,10 +45,7 @@ const SLUG_OPTION: OptSpec = OptSpec {
     values: 2,
 };
 const SLUG_INDEX_OPTION: OptSpec = OptSpec::valued("SLUG");
-const JSON: OptSpec = OptSpec {
-    token: "JSON",
-    values: 0,
-};
+const JSON: OptSpec = OptSpec::flag("JSON");
 const TITLE_OPTION: OptSpec = OptSpec::valued("TITLE");
 const CONTENT_OPTION: OptSpec = OptSpec::valued("CONTENT");
 const AUTHOR_OPTION: OptSpec = OptSpec::valued("AUTHOR");

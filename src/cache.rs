@@ -21,14 +21,8 @@ use crate::entry;
 
 const EX: OptSpec = OptSpec::valued("EX");
 const PX: OptSpec = OptSpec::valued("PX");
-const NX: OptSpec = OptSpec {
-    token: "NX",
-    values: 0,
-};
-const XX: OptSpec = OptSpec {
-    token: "XX",
-    values: 0,
-};
+const NX: OptSpec = OptSpec::flag("NX");
+const XX: OptSpec = OptSpec::flag("XX");
 
 /// Checks and minifies a JSON document: in one pass when it can (see
 /// `json.rs`), else through a document tree, whose error names where the

@@ -34,14 +34,8 @@ const PX: OptSpec = OptSpec::valued("PX");
 const EX: OptSpec = OptSpec::valued("EX");
 const WAIT: OptSpec = OptSpec::valued("WAIT");
 const FENCE: OptSpec = OptSpec::valued("FENCE");
-const ADD: OptSpec = OptSpec {
-    token: "ADD",
-    values: 0,
-};
-const NX: OptSpec = OptSpec {
-    token: "NX",
-    values: 0,
-};
+const ADD: OptSpec = OptSpec::flag("ADD");
+const NX: OptSpec = OptSpec::flag("NX");
 
 const FENCE_OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 

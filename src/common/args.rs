@@ -121,6 +121,11 @@ impl OptSpec {
     pub const fn valued(token: &'static str) -> Self {
         Self { token, values: 1 }
     }
+
+    /// A `TOKEN` alone.
+    pub const fn flag(token: &'static str) -> Self {
+        Self { token, values: 0 }
+    }
 }
 
 /// Splits the trailing options of a command. Returns, for each spec in order,
