@@ -15,20 +15,17 @@ and ``RATE.PEEK``: the moving window ran on the module."""
 
 import os
 import re
-import subprocess
-import sys
-import tarfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
 from conftest import FLAVORS, MODULE, Server, binary
+from peer_suite import PytestRun, fetch_tests
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
-HERE = Path(__file__).resolve().parent
 
 # The test files, in two groups that run at once on their own databases.
 GROUPS = {
@@ -61,64 +58,23 @@ DESELECTED = {
 def fetch_limits_tests(into: Path) -> Path:
     """limits' tests for the installed version, unpacked under ``into``:
     the directory holding ``tests/`` and ``pytest.ini``."""
-    version = limits.__version__
-    download = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
-         f"limits=={version}", "-d", str(into)],
-        capture_output=True, text=True, timeout=300,
-    )
-    sdists = list(into.glob("limits-*.tar.gz"))
-    if download.returncode != 0 or not sdists:
-        message = f"could not fetch limits {version}'s sources: {download.stderr.strip()[-500:]}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    with tarfile.open(sdists[0]) as archive:
-        # Only the tests and the pytest settings: the sources' own ``limits``
-        # package must not shadow the installed one.
-        members = [
-            member for member in archive.getmembers()
-            if member.isfile() and len(Path(member.name).parts) > 1
-            and (Path(member.name).parts[1] == "tests" or Path(*Path(member.name).parts[1:]) == Path("pytest.ini"))
-        ]
-        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        archive.extractall(into / "src", members=members, **safe)
-    (root,) = (into / "src").iterdir()
-    return root
+    return fetch_tests("limits", limits.__version__, ("tests", "pytest.ini"), into)
 
 
-class Run:
+class Run(PytestRun):
     """One group of limits' tests running in a subprocess against a server."""
 
     def __init__(self, server: Server, socket: Path, group: str, root: Path) -> None:
         db, files = GROUPS[group]
-        deselect: List[str] = []
-        for case in DESELECTED:
-            deselect += ["--deselect", case]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *files, "-p", "limits_glue", "-p", "no:cacheprovider",
+        super().__init__(
+            root,
+            "limits_glue",
+            [*files,
              # limits' addopts ask for coverage and docker; its warnings stay errors.
              "-o", "addopts=", "-o", "asyncio_default_fixture_loop_scope=function", "-W", "ignore::ResourceWarning",
-             "--recipes-port", str(server.port), "--recipes-socket", str(socket), "--recipes-db", str(db),
-             "-q", "-rfE", *deselect],
-            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--recipes-port", str(server.port), "--recipes-socket", str(socket), "--recipes-db", str(db)],
+            DESELECTED,
         )
-
-    def result(self) -> Tuple[int, str]:
-        try:
-            output, _ = self.process.communicate(timeout=300)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            output, _ = self.process.communicate()
-            return -1, output + "\n(killed after 300 s)"
-        return self.process.returncode, output
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
 
 
 class Suite:

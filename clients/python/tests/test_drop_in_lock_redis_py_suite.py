@@ -13,18 +13,15 @@ After each run the server's ``INFO commandstats`` must show the module's
 LOCK commands and no Lua script: the tests ran on the drop-ins."""
 
 import os
-import subprocess
-import sys
-import tarfile
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator
 
 import pytest
 import redis
 
 from conftest import FLAVORS, MODULE, Server, binary
+from peer_suite import PytestRun, fetch_tests
 
-HERE = Path(__file__).resolve().parent
 SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
 
 # Tests left out, each with the reason. Only the cases that count the
@@ -44,59 +41,24 @@ DESELECTED = {
 def fetch_redis_py_tests(into: Path) -> Path:
     """redis-py's tests for the installed version, unpacked under ``into``:
     the directory holding ``tests/`` and ``pyproject.toml``."""
-    download = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
-         f"redis=={redis.__version__}", "-d", str(into)],
-        capture_output=True, text=True, timeout=300,
-    )
-    sdists = list(into.glob("redis-*.tar.gz"))
-    if download.returncode != 0 or not sdists:
-        message = f"could not fetch redis-py {redis.__version__}'s sources: {download.stderr.strip()[-500:]}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    with tarfile.open(sdists[0]) as archive:
-        members = [
-            member for member in archive.getmembers()
-            if member.isfile() and len(Path(member.name).parts) > 1
-            and (Path(member.name).parts[1] == "tests" or Path(*Path(member.name).parts[1:]) == Path("pyproject.toml"))
-        ]
-        # Only the tests and the pytest settings: redis-py's own package
-        # must not shadow the installed one.
-        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        archive.extractall(into / "src", members=members, **safe)
-    (root,) = (into / "src").iterdir()
-    return root
+    return fetch_tests("redis", redis.__version__, ("tests", "pyproject.toml"), into)
 
 
-class Run:
+class Run(PytestRun):
     """redis-py's lock suite running in a subprocess against one server."""
 
     def __init__(self, flavor: str, root: Path) -> None:
         self.flavor = flavor
         self.server = Server(binary(flavor))
         url = f"redis://127.0.0.1:{self.server.port}/0"
-        deselect: List[str] = []
-        for case in DESELECTED:
-            deselect += ["--deselect", case]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
         # redis-py's settings also ignore a warning of coverage's by its
         # class, which without coverage installed warns once per test.
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *SUITE, "-p", "redis_py_glue", "-p", "no:cacheprovider",
-             "-o", "filterwarnings=always", "--redis-url", url, "--redis-mod-url", url, "-q", "-rfE", *deselect],
-            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        super().__init__(
+            root,
+            "redis_py_glue",
+            [*SUITE, "-o", "filterwarnings=always", "--redis-url", url, "--redis-mod-url", url],
+            DESELECTED,
         )
-
-    def result(self) -> Tuple[int, str]:
-        try:
-            output, _ = self.process.communicate(timeout=300)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            output, _ = self.process.communicate()
-            return -1, output + "\n(killed after 300 s)"
-        return self.process.returncode, output
 
     def stop(self) -> None:
         if self.process.poll() is None:

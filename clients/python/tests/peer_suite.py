@@ -1,0 +1,76 @@
+"""What running a peer library's own test suite takes, for every such suite:
+its tests fetched from the installed version's source distribution on PyPI,
+and a pytest subprocess running them with our glue plugin, leaving out the
+listed cases. Nothing of the peer's is kept in this repository."""
+
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def fetch_tests(package: str, version: str, keep: Sequence[str], into: Path) -> Path:
+    """``package``'s sources at ``version``, unpacked under ``into`` with only
+    the top-level entries named in ``keep`` (its ``tests`` and its pytest
+    settings: the sources' own package must not shadow the installed one).
+    Returns the directory holding them. Skips the test when PyPI cannot be
+    reached, and fails it under ``CI=true``."""
+    download = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
+         f"{package}=={version}", "-d", str(into)],
+        capture_output=True, text=True, timeout=300,
+    )
+    sdists = list(into.glob(f"{package}-*.tar.gz"))
+    if download.returncode != 0 or not sdists:
+        message = f"could not fetch {package} {version}'s sources: {download.stderr.strip()[-500:]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    with tarfile.open(sdists[0]) as archive:
+        members = [
+            member for member in archive.getmembers()
+            if member.isfile() and len(Path(member.name).parts) > 1 and Path(member.name).parts[1] in keep
+        ]
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        archive.extractall(into / "src", members=members, **safe)
+    (root,) = (into / "src").iterdir()
+    return root
+
+
+class PytestRun:
+    """Peer tests running in a pytest subprocess in ``root`` with the glue
+    plugin ``glue`` (a module beside this file) and ``deselected`` left out."""
+
+    TIMEOUT = 300
+
+    def __init__(self, root: Path, glue: str, args: Sequence[str], deselected: Dict[str, str]) -> None:
+        deselect: List[str] = []
+        for case in deselected:
+            deselect += ["--deselect", case]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-p", glue, "-p", "no:cacheprovider", *args, "-q", "-rfE", *deselect],
+            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+
+    def result(self) -> Tuple[int, str]:
+        """The exit status and output (-1 when killed after ``TIMEOUT``)."""
+        try:
+            output, _ = self.process.communicate(timeout=self.TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            output, _ = self.process.communicate()
+            return -1, output + f"\n(killed after {self.TIMEOUT} s)"
+        return self.process.returncode, output
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
