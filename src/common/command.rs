@@ -371,9 +371,6 @@ required_api!(
     RedisModule_RegisterInfoFunc,
     RedisModule_InfoAddSection,
     RedisModule_InfoAddFieldLongLong,
-    RedisModule_RegisterCommandFilter,
-    RedisModule_CommandFilterArgsCount,
-    RedisModule_CommandFilterArgGet,
 );
 
 pub fn check_api() -> Result<(), String> {
