@@ -23,12 +23,12 @@ the table)
 """
 
 import statistics
-import sys
 import time
 import uuid
 from typing import Any, Callable, Dict, List
 
 import redis
+from recipes_server import server_from_args
 from limits import RateLimitItemPerHour
 from limits import __version__ as limits_version
 from limits.storage import storage_from_string
@@ -110,14 +110,7 @@ def memory(scheme: str, port: int, client: redis.Redis, round_robin: bool) -> fl
 
 
 def main() -> None:
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    port = int(sys.argv[1])
-    label = sys.argv[2] if len(sys.argv) == 3 else f"127.0.0.1:{port}"
-    client = redis.Redis(port=port)
-    names = [module.get(b"name", module.get("name")) for module in client.module_list()]
-    if not any(name in ("recipes", b"recipes") for name in names):
-        sys.exit(f"no recipes module loaded on port {port}")
+    port, label, client = server_from_args(__doc__)
     runs: Dict[str, List[Dict[str, Dict[str, float]]]] = {scheme: [] for _, scheme in STORAGES}
     for round_ in range(ROUNDS):
         order = STORAGES if round_ % 2 == 0 else STORAGES[::-1]

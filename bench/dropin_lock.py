@@ -15,7 +15,6 @@ Usage: dropin_lock.py PORT [LABEL]   (a server with the module loaded on
 """
 
 import statistics
-import sys
 import threading
 import time
 from typing import Any, Dict, List
@@ -23,6 +22,7 @@ from typing import Any, Dict, List
 import redis
 import redis.lock
 
+from recipes_server import server_from_args
 from redis_recipes.drop_in import Lock as DropInLock
 
 THREADS = 8
@@ -84,14 +84,7 @@ def contend(port: int, lock_class: type, sleep: float) -> Dict[str, Any]:
 
 
 def main() -> None:
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    port = int(sys.argv[1])
-    label = sys.argv[2] if len(sys.argv) == 3 else f"127.0.0.1:{port}"
-    client = redis.Redis(port=port)
-    names = [module.get(b"name", module.get("name")) for module in client.module_list()]
-    if not any(name in ("recipes", b"recipes") for name in names):
-        sys.exit(f"no recipes module loaded on port {port}")
+    port, label, client = server_from_args(__doc__)
     client.close()
     results = [(name, contend(port, lock_class, sleep)) for name, lock_class, sleep in ROWS]
     base = results[0][1]["rate"]
