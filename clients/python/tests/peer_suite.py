@@ -12,7 +12,22 @@ from typing import Dict, List, Sequence, Tuple
 
 import pytest
 
+from conftest import FLAVORS, MODULE
+
 HERE = Path(__file__).resolve().parent
+
+
+def servers_found() -> List[str]:
+    """The flavors whose server binary is here, once the module is built."""
+    if not os.path.isfile(MODULE):
+        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    return [flavor for flavor in sorted(FLAVORS) if FLAVORS[flavor] and os.path.isfile(FLAVORS[flavor])]
+
+
+def summary(output: str) -> str:
+    """The closing line of a pytest run (``92 passed, 4 deselected in …``)."""
+    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
 
 
 def fetch_tests(package: str, version: str, keep: Sequence[str], into: Path) -> Path:

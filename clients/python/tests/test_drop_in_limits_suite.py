@@ -13,7 +13,6 @@ runs go at once.
 After the runs the server's ``INFO commandstats`` must show ``RATE.LIMIT``
 and ``RATE.PEEK``: the moving window ran on the module."""
 
-import os
 import re
 import time
 from pathlib import Path
@@ -21,8 +20,8 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from conftest import FLAVORS, MODULE, Server, binary
-from peer_suite import PytestRun, fetch_tests
+from conftest import FLAVORS, Server, binary
+from peer_suite import PytestRun, fetch_tests, servers_found, summary
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
@@ -95,25 +94,16 @@ class Suite:
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: Any) -> Iterator[Dict[str, Suite]]:
     """One suite per server found, all started at once."""
-    if not os.path.isfile(MODULE):
-        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    flavors = servers_found()
     root = fetch_limits_tests(tmp_path_factory.mktemp("limits"))
     started: Dict[str, Suite] = {}
     try:
-        for flavor in sorted(FLAVORS):
-            path = FLAVORS[flavor]
-            if path and os.path.isfile(path):
-                started[flavor] = Suite(flavor, root)
+        for flavor in flavors:
+            started[flavor] = Suite(flavor, root)
         yield started
     finally:
         for suite in started.values():
             suite.stop()
-
-
-def summary(output: str) -> str:
-    """The closing line of a pytest run (``37 passed, 294 deselected in …``)."""
-    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
 
 
 def retried(output: str) -> List[str]:

@@ -12,15 +12,14 @@ fixtures. The plugin ``redis_py_glue`` (beside this file) makes their
 After each run the server's ``INFO commandstats`` must show the module's
 LOCK commands and no Lua script: the tests ran on the drop-ins."""
 
-import os
 from pathlib import Path
 from typing import Any, Dict, Iterator
 
 import pytest
 import redis
 
-from conftest import FLAVORS, MODULE, Server, binary
-from peer_suite import PytestRun, fetch_tests
+from conftest import FLAVORS, Server, binary
+from peer_suite import PytestRun, fetch_tests, servers_found, summary
 
 SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
 
@@ -70,23 +69,12 @@ class Run(PytestRun):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: Any) -> Iterator[Dict[str, Run]]:
     """One run per server found, all started at once."""
-    if not os.path.isfile(MODULE):
-        pytest.fail(f"module not built at {MODULE} (run `make test`)")
+    flavors = servers_found()
     root = fetch_redis_py_tests(tmp_path_factory.mktemp("redis-py"))
-    started: Dict[str, Run] = {}
-    for flavor in sorted(FLAVORS):
-        path = FLAVORS[flavor]
-        if path and os.path.isfile(path):
-            started[flavor] = Run(flavor, root)
+    started: Dict[str, Run] = {flavor: Run(flavor, root) for flavor in flavors}
     yield started
     for run in started.values():
         run.stop()
-
-
-def summary(output: str) -> str:
-    """The closing line of a pytest run (``92 passed, 4 deselected in …``)."""
-    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
 
 
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))
