@@ -37,11 +37,15 @@ use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::{api, entry};
 use pool::{valid_expiry, Pool, FOREVER};
 
-/// The version of the stored form, written with every value.
-const ENCODING_VERSION: i32 = 1;
+/// The encoding versions of an ID pool's stored form this build reads, oldest
+/// first; it writes the last (see `Stored for Pool` below).
+pub const ENCODINGS: &[i32] = &[1];
 
-pub static POOL_TYPE: RedisType =
-    RedisType::new("rr-idpool", ENCODING_VERSION, datatype::methods::<Pool>());
+pub static POOL_TYPE: RedisType = RedisType::new(
+    "rr-idpool",
+    datatype::written::<Pool>(),
+    datatype::methods::<Pool>(),
+);
 
 fn pool_type() -> *mut raw::RedisModuleType {
     *POOL_TYPE.raw_type.borrow()
@@ -534,7 +538,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 // ---- the data type ---------------------------------------------------------
 
 impl Stored for Pool {
-    const VERSION: i32 = ENCODING_VERSION;
+    const ENCODINGS: &'static [i32] = ENCODINGS;
     const WHAT: &'static str = "ID pool";
 
     /// Stored form (version 1): max, next, default TTL (0: none), lease
@@ -552,7 +556,7 @@ impl Stored for Pool {
         }
     }
 
-    unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+    unsafe fn load(rdb: *mut raw::RedisModuleIO, _encoding: i32) -> Result<Pool, &'static str> {
         let read = || load_unsigned(rdb);
         let max = read()?;
         let next = read()?;

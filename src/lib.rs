@@ -54,6 +54,13 @@ const fn number(digits: &str) -> i32 {
     value
 }
 
+/// Every module data type, with the encoding versions it reads.
+#[cfg(test)]
+const STORED_TYPES: [(&str, &[i32]); 2] = [
+    ("rr-idpool", idpool::ENCODINGS),
+    ("rr-rspool", pool::ENCODINGS),
+];
+
 /// The families whose commands may wait (`… WAIT ms`).
 static WAITING: [common::wait::Watcher; 3] = [
     common::wait::watcher::<lock::Locks>(),

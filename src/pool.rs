@@ -41,11 +41,15 @@ use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::{api, entry};
 use resources::{valid_until, Pool, FOREVER};
 
-/// The version of the stored form, written with every value.
-const ENCODING_VERSION: i32 = 1;
+/// The encoding versions of a resource pool's stored form this build reads, oldest
+/// first; it writes the last (see `Stored for Pool` below).
+pub const ENCODINGS: &[i32] = &[1];
 
-pub static POOL_TYPE: RedisType =
-    RedisType::new("rr-rspool", ENCODING_VERSION, datatype::methods::<Pool>());
+pub static POOL_TYPE: RedisType = RedisType::new(
+    "rr-rspool",
+    datatype::written::<Pool>(),
+    datatype::methods::<Pool>(),
+);
 
 fn pool_type() -> *mut raw::RedisModuleType {
     *POOL_TYPE.raw_type.borrow()
@@ -519,7 +523,7 @@ unsafe fn load_bytes(rdb: *mut raw::RedisModuleIO) -> Result<Vec<u8>, &'static s
 }
 
 impl Stored for Pool {
-    const VERSION: i32 = ENCODING_VERSION;
+    const ENCODINGS: &'static [i32] = ENCODINGS;
     const WHAT: &'static str = "resource pool";
 
     /// Stored form (version 1): the free count and each free resource, the
@@ -542,7 +546,7 @@ impl Stored for Pool {
         }
     }
 
-    unsafe fn load(rdb: *mut raw::RedisModuleIO) -> Result<Pool, &'static str> {
+    unsafe fn load(rdb: *mut raw::RedisModuleIO, _encoding: i32) -> Result<Pool, &'static str> {
         // Grown as read: a hostile count cannot make us reserve memory.
         let mut free = Vec::new();
         for _ in 0..load_unsigned(rdb)? {

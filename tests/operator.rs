@@ -6,9 +6,8 @@
 mod harness;
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::{cmd, info_field, int, Connection, Server, Value};
 
@@ -183,35 +182,10 @@ server_tests! {
     }
 
     fn a_stray_load_argument_refuses_the_load(flavor) {
-        let dir = std::env::temp_dir().join(format!("recipes-load-{}-{flavor:?}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("server.log");
-        let module = harness::module_path();
-        let mut server = Command::new(flavor.binary().unwrap())
-            .args(["--port", &harness::free_port().to_string(), "--bind", "127.0.0.1", "--save", ""])
-            .args(["--dir", dir.to_str().unwrap(), "--logfile", log.to_str().unwrap()])
-            .args(["--loadmodule", module.to_str().unwrap(), "maxwaiters", "10"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = server.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = server.kill();
-                panic!("the server started with a stray module argument");
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        assert!(!status.success());
-        let text = std::fs::read_to_string(&log).unwrap();
+        let text = harness::refused_start(flavor, &["maxwaiters", "10"], &[], |_| {});
         assert!(
             text.contains("<recipes> refusing to load: unknown module argument 'maxwaiters' (the module takes none)"),
             "{text}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

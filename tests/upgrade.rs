@@ -82,7 +82,16 @@ fn populate(con: &mut Connection) {
             "PX",
             YEARS,
         ],
-        &["CACHE.HSET", "cache:fields", "PX", YEARS, "f1", "v1", "f2", "v2"],
+        &[
+            "CACHE.HSET",
+            "cache:fields",
+            "PX",
+            YEARS,
+            "f1",
+            "v1",
+            "f2",
+            "v2",
+        ],
         &["IDPOOL.CREATE", "seats", "10", "TTL", YEARS],
         &["IDPOOL.NEXT", "seats"],
         &["IDPOOL.NEXT", "seats"],
@@ -105,7 +114,15 @@ fn populate(con: &mut Connection) {
             "20",
         ],
         &["RATE.LIMIT", "rate:sliding", "5", CENTURY, "SLIDING"],
-        &["RATE.LIMIT", "rate:sliding", "5", CENTURY, "SLIDING", "COST", "2"],
+        &[
+            "RATE.LIMIT",
+            "rate:sliding",
+            "5",
+            CENTURY,
+            "SLIDING",
+            "COST",
+            "2",
+        ],
         &["POOL.ADD", "browsers", "b1", "b2", "b3", "b4"],
         &["POOL.ACQUIRE", "browsers", "worker-1", "PX", YEARS],
         &["POOL.ACQUIRE", "browsers", "worker-2"],
@@ -123,7 +140,10 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
     }
     for (family, check) in [
         ("IDGEN.CURRENT", vec!["IDGEN.CURRENT", "ids:plain"]),
-        ("IDGEN.CURRENT", vec!["IDGEN.CURRENT", "ids:hash", "FIELD", "user"]),
+        (
+            "IDGEN.CURRENT",
+            vec!["IDGEN.CURRENT", "ids:hash", "FIELD", "user"],
+        ),
         ("IDGEN.CURRENT", vec!["IDGEN.CURRENT", "ids:floor"]),
         ("LOCK.ACQUIRE", vec!["GET", "lock:held"]),
         ("LOCK.ACQUIRE", vec!["GET", "lock:fence"]),
@@ -131,12 +151,18 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
         ("ARTICLE.GET", vec!["HGETALL", "{a}:article:1"]),
         ("ARTICLE.GET", vec!["HGETALL", "{a}:slugs"]),
         ("ARTICLE.GET", vec!["ARTICLE.GET", "{a}:article:1"]),
-        ("ARTICLE.GET", vec!["ARTICLE.BYSLUG", "{a}:slugs", "hello-world"]),
+        (
+            "ARTICLE.GET",
+            vec!["ARTICLE.BYSLUG", "{a}:slugs", "hello-world"],
+        ),
         ("CACHE.GETJSON", vec!["CACHE.GETJSON", "cache:page"]),
         ("CACHE.GETJSON", vec!["HGETALL", "cache:fields"]),
         ("IDPOOL.INFO", vec!["IDPOOL.INFO", "seats"]),
         ("IDPOOL.INFO", vec!["IDPOOL.INFO", "tickets"]),
-        ("IDPOOL.INFO", vec!["DEBUG", "DIGEST-VALUE", "seats", "tickets"]),
+        (
+            "IDPOOL.INFO",
+            vec!["DEBUG", "DIGEST-VALUE", "seats", "tickets"],
+        ),
         ("RATE.LIMIT", vec!["GET", "rate:gcra"]),
         ("RATE.LIMIT", vec!["GET", "rate:two"]),
         ("RATE.LIMIT", vec!["GET", "rate:sliding"]),
@@ -145,16 +171,28 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
         ("POOL.INFO", vec!["DEBUG", "DIGEST-VALUE", "browsers"]),
         // What the next calls give.
         ("IDGEN.NEXT", vec!["IDGEN.NEXT", "ids:plain"]),
-        ("IDGEN.NEXT", vec!["IDGEN.NEXT", "ids:hash", "FIELD", "user"]),
-        ("LOCK.ACQUIRE", vec!["LOCK.ACQUIRE", "lock:held", "other", "PX", "1000"]),
-        ("LOCK.ACQUIRE", vec!["LOCK.RELEASEIF", "lock:forever", "owner-2"]),
+        (
+            "IDGEN.NEXT",
+            vec!["IDGEN.NEXT", "ids:hash", "FIELD", "user"],
+        ),
+        (
+            "LOCK.ACQUIRE",
+            vec!["LOCK.ACQUIRE", "lock:held", "other", "PX", "1000"],
+        ),
+        (
+            "LOCK.ACQUIRE",
+            vec!["LOCK.RELEASEIF", "lock:forever", "owner-2"],
+        ),
         ("ARTICLE.VIEW", vec!["ARTICLE.VIEW", "{a}:article:1"]),
         ("IDPOOL.NEXT", vec!["IDPOOL.NEXT", "seats"]),
         ("IDPOOL.NEXT", vec!["IDPOOL.NEXT", "seats"]),
         ("IDPOOL.NEXT", vec!["IDPOOL.NEXT", "tickets"]),
         ("IDPOOL.NEXT", vec!["IDPOOL.INFO", "seats"]),
         ("POOL.ACQUIRE", vec!["POOL.ACQUIRE", "browsers", "worker-3"]),
-        ("POOL.ACQUIRE", vec!["POOL.RELEASE", "browsers", "b2", "worker-2"]),
+        (
+            "POOL.ACQUIRE",
+            vec!["POOL.RELEASE", "browsers", "b2", "worker-2"],
+        ),
         ("POOL.ACQUIRE", vec!["POOL.HOLDERS", "browsers"]),
     ] {
         if has(con, family) {
@@ -182,7 +220,7 @@ fn has(con: &mut Connection, command: &str) -> bool {
 fn render(words: &[String], value: &Value) -> String {
     let sorted = match (words[0].to_uppercase().as_str(), value) {
         ("KEYS", Value::Array(items)) => {
-            let mut items: Vec<String> = items.iter().map(|item| show(item)).collect();
+            let mut items: Vec<String> = items.iter().map(show).collect();
             items.sort();
             Some(format!("[{}]", items.join(", ")))
         }
@@ -210,11 +248,9 @@ fn show(value: &Value) -> String {
             "[{}]",
             items.iter().map(show).collect::<Vec<_>>().join(", ")
         ),
-        Value::ServerError(error) => format!(
-            "!{} {}",
-            error.code(),
-            error.details().unwrap_or_default()
-        ),
+        Value::ServerError(error) => {
+            format!("!{} {}", error.code(), error.details().unwrap_or_default())
+        }
         other => format!("{other:?}"),
     }
 }
@@ -273,9 +309,15 @@ fn releases() -> Vec<PathBuf> {
 }
 
 fn version(release: &Path) -> Vec<u32> {
-    let name = release.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let name = release
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
     name.split('.')
-        .map(|part| part.parse().unwrap_or_else(|_| panic!("release dir {name}")))
+        .map(|part| {
+            part.parse()
+                .unwrap_or_else(|_| panic!("release dir {name}"))
+        })
         .collect()
 }
 
@@ -283,8 +325,8 @@ fn version(release: &Path) -> Vec<u32> {
 /// lines this build must answer.
 fn recorded(release: &Path, fixture: &str) -> (Vec<Vec<String>>, Vec<String>) {
     let path = release.join(format!("{fixture}.checks"));
-    let text = fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     let lines: Vec<String> = text.lines().map(String::from).collect();
     let commands = lines
         .iter()
@@ -442,6 +484,15 @@ server_tests! {
             .flat_map(|release| dumps(release))
             .map(|(_, kind, version)| (kind, version))
             .collect();
+        // A release that stored a type left a payload of it.
+        for release in releases() {
+            let checks = fs::read_to_string(release.join("rdb.checks")).unwrap();
+            for kind in ["rr-idpool", "rr-rspool"] {
+                let stored = checks.contains(&format!("=> +{kind}"));
+                let dumped = dumps(&release).iter().any(|(_, dumped, _)| dumped == kind);
+                assert_eq!(stored, dumped, "{}: {kind}", release.display());
+            }
+        }
         for kind in ["rr-idpool", "rr-rspool"] {
             let payload: Vec<u8> = cmd(&["DUMP", dump_key(kind)]).query(&mut con).unwrap();
             let version = encoding_of(&payload);
@@ -451,6 +502,84 @@ server_tests! {
                  tests/fixtures left a {kind}.v{version}.dump: run `make fixtures`"
             );
         }
+    }
+}
+
+/// A copy of `payload` (a module value's `DUMP`, or an RDB file holding
+/// such values) whose values of `kind` claim encoding version `encoding`,
+/// checksum renewed: what a later release would have written.
+fn from_a_later_release(payload: &[u8], kind: &str, encoding: u64) -> Vec<u8> {
+    let template = fs::read(latest_dump(kind)).expect("a fixture payload");
+    let id = &template[2..10];
+    let renamed = ((u64::from_be_bytes(id.try_into().unwrap()) & !1023) | encoding).to_be_bytes();
+    let mut out = payload[..payload.len() - 8].to_vec();
+    let mut at = 0;
+    let mut found = false;
+    while let Some(offset) = out[at..].windows(8).position(|window| window == id) {
+        out[at + offset..at + offset + 8].copy_from_slice(&renamed);
+        at += offset + 8;
+        found = true;
+    }
+    assert!(found, "no {kind} value in the payload");
+    let crc = crc64(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// The newest fixture payload of `kind`.
+fn latest_dump(kind: &str) -> PathBuf {
+    releases()
+        .iter()
+        .flat_map(|release| dumps(release))
+        .filter(|(_, dumped, _)| dumped == kind)
+        .map(|(path, _, _)| path)
+        .next_back()
+        .expect("a fixture payload")
+}
+
+server_tests! {
+    /// A value written by a later release (a downgrade) is refused, with a
+    /// log line naming the release it needs, and nothing is stored.
+    fn a_value_from_a_later_release_is_refused(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for kind in ["rr-idpool", "rr-rspool"] {
+            let payload = fs::read(latest_dump(kind)).unwrap();
+            let later = from_a_later_release(&payload, kind, 900);
+            assert_eq!(encoding_of(&later), 900);
+            let refused = error(
+                &mut con,
+                redis::cmd("RESTORE").arg(dump_key(kind)).arg(0).arg(later),
+            );
+            assert!(refused.starts_with("ERR Bad data format"), "{refused}");
+            assert_eq!(int(&mut con, &["EXISTS", dump_key(kind)]), 0);
+        }
+        let log = server.log();
+        for what in ["ID pool", "resource pool"] {
+            let line = format!(
+                "<recipes> refusing a stored {what} in encoding version 900: it was written by \
+                 redis-recipes 9.0.0 or later; this is redis-recipes {}, which reads encoding \
+                 versions 1. Load the data with redis-recipes 9.0.0 or later",
+                env!("CARGO_PKG_VERSION")
+            );
+            assert!(log.contains(&line), "{line}\nnot in:\n{log}");
+        }
+    }
+
+    /// A server whose RDB file holds a value from a later release does not
+    /// start on it, and says which release it needs.
+    fn an_rdb_file_from_a_later_release_is_refused_at_start(flavor) {
+        let release = releases().pop().unwrap();
+        let rdb = fs::read(release.join("dump.rdb")).unwrap();
+        let later = from_a_later_release(&rdb, "rr-idpool", 900);
+        let log = refused_start(flavor, &[], &[], |dir| {
+            fs::write(dir.join("dump.rdb"), &later).unwrap();
+        });
+        assert!(
+            log.contains("<recipes> refusing a stored ID pool in encoding version 900: it was \
+                          written by redis-recipes 9.0.0 or later"),
+            "{log}"
+        );
     }
 }
 
@@ -496,7 +625,10 @@ fn write_fixtures() {
         .unwrap();
     rewrite_aof(&mut con);
     third_round(&mut con);
-    copy_into(&server.dir().join("appendonlydir"), &out.join("aof-preamble"));
+    copy_into(
+        &server.dir().join("appendonlydir"),
+        &out.join("aof-preamble"),
+    );
     drop(con);
     drop(server);
 
@@ -506,7 +638,11 @@ fn write_fixtures() {
         let mut con = server.con();
         let asked = checks(&mut con);
         let lines = ask(&mut con, &asked);
-        fs::write(out.join(format!("{fixture}.checks")), lines.join("\n") + "\n").unwrap();
+        fs::write(
+            out.join(format!("{fixture}.checks")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
     }
     if !dumps(&out).is_empty() {
         let server = Server::start(flavor);

@@ -342,6 +342,57 @@ impl Drop for Server {
     }
 }
 
+/// Starts `flavor` with the module given `module_args`, then `extra`
+/// configuration, in a directory `prepare` filled, expecting the server to
+/// refuse to start (to exit); returns its log.
+pub fn refused_start(
+    flavor: Flavor,
+    module_args: &[&str],
+    extra: &[&str],
+    prepare: impl FnOnce(&Path),
+) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "refused-{}-{}",
+        std::process::id(),
+        NEXT_DIR.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the server directory");
+    prepare(&dir);
+    let module = module_path();
+    let mut server = Command::new(flavor.binary().expect("server binary"))
+        .current_dir(&dir)
+        .args(["--port", &free_port().to_string(), "--bind", "127.0.0.1"])
+        .args([
+            "--dir",
+            dir.to_str().expect("utf-8 path"),
+            "--logfile",
+            "server.log",
+        ])
+        .args(["--loadmodule", module.to_str().expect("utf-8 path")])
+        .args(module_args)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the server");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // The exit status says little: a server refusing its RDB file runs
+    // its RDB check, which may exit 0.
+    while server.try_wait().expect("wait for the server").is_none() {
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            let _ = server.wait();
+            panic!("{} started; it should have refused", flavor.name());
+        }
+        sleep(Duration::from_millis(20));
+    }
+    let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    log
+}
+
 pub fn free_port() -> u16 {
     loop {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
