@@ -21,6 +21,7 @@ use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
+use crate::common::config::Setting;
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
 use crate::common::reply;
@@ -53,24 +54,30 @@ const AUTHOR_OPTION: OptSpec = OptSpec::valued("AUTHOR");
 const SAME_KEY: RedisError =
     RedisError::Str("ERR the slug index must be another key than the article");
 
-/// A slug: 1 to 200 characters, each a Unicode letter or digit, `-` or `_`.
-fn valid_slug(bytes: &[u8]) -> bool {
+/// `recipes.article-slug-max-chars`: the longest slug `ARTICLE.CREATE` and
+/// `ARTICLE.SETSLUG` give an article. `ARTICLE.BYSLUG` finds a slug stored
+/// under any setting.
+pub static SLUG_MAX_CHARS: Setting = Setting::new(c"article-slug-max-chars", 200, 1, 4096);
+
+/// A slug: 1 to `most` characters, each a Unicode letter or digit, `-` or
+/// `_`.
+fn valid_slug(bytes: &[u8], most: i64) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
-    (1..=200).contains(&text.chars().count())
+    (1..=most).contains(&(text.chars().count() as i64))
         && text
             .chars()
             .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
 }
 
-fn slug<'a>(arg: &Arg<'a>) -> Result<Arg<'a>, RedisError> {
-    if valid_slug(arg.as_bytes()) {
+fn slug<'a>(arg: &Arg<'a>, most: i64) -> Result<Arg<'a>, RedisError> {
+    if valid_slug(arg.as_bytes(), most) {
         Ok(*arg)
     } else {
-        Err(RedisError::Str(
-            "ERR invalid slug: use 1 to 200 Unicode letters, digits, '-' or '_'",
-        ))
+        Err(RedisError::String(format!(
+            "ERR invalid slug: use 1 to {most} Unicode letters, digits, '-' or '_'"
+        )))
     }
 }
 
@@ -106,7 +113,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     let [slug_option] = parse_options(options, &[SLUG_OPTION])?;
     let claim = match slug_option {
-        Some([index, wanted]) => Some((*index, slug(wanted)?)),
+        Some([index, wanted]) => Some((*index, slug(wanted, SLUG_MAX_CHARS.cap(ctx))?)),
         _ => None,
     };
     if claim.is_some_and(|(index, _)| index.as_bytes() == name.as_bytes()) {
@@ -261,7 +268,7 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, name, index_name, wanted] = args else {
         return Err(RedisError::WrongArity);
     };
-    let wanted = slug(wanted)?;
+    let wanted = slug(wanted, SLUG_MAX_CHARS.cap(ctx))?;
     if index_name.as_bytes() == name.as_bytes() {
         return Err(SAME_KEY);
     }
@@ -308,7 +315,7 @@ fn by_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, index_name, wanted] = args else {
         return Err(RedisError::WrongArity);
     };
-    let wanted = slug(wanted)?;
+    let wanted = slug(wanted, SLUG_MAX_CHARS.max)?;
     let index = Key::read(ctx, *index_name);
     check_index(&index)?;
     Ok(match index.hash_field(Field::Arg(wanted))? {
@@ -546,11 +553,11 @@ mod tests {
             "日本語",
             "Ünïcode-9",
         ] {
-            assert!(valid_slug(good.as_bytes()), "{good}");
+            assert!(valid_slug(good.as_bytes(), 200), "{good}");
         }
-        assert!(valid_slug("x".repeat(200).as_bytes()));
+        assert!(valid_slug("x".repeat(200).as_bytes(), 200));
         assert!(
-            valid_slug("é".repeat(200).as_bytes()),
+            valid_slug("é".repeat(200).as_bytes(), 200),
             "200 characters, 400 bytes"
         );
         for bad in [
@@ -562,10 +569,10 @@ mod tests {
             "tab\t",
             "new\nline",
         ] {
-            assert!(!valid_slug(bad.as_bytes()), "{bad:?}");
+            assert!(!valid_slug(bad.as_bytes(), 200), "{bad:?}");
         }
-        assert!(!valid_slug("x".repeat(201).as_bytes()));
-        assert!(!valid_slug(b"\xff\xfe"));
+        assert!(!valid_slug("x".repeat(201).as_bytes(), 200));
+        assert!(!valid_slug(b"\xff\xfe", 200));
     }
 
     #[test]

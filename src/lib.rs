@@ -61,6 +61,13 @@ const STORED_TYPES: [(&str, &[i32]); 2] = [
     ("rr-rspool", pool::ENCODINGS),
 ];
 
+/// The module's settings (`recipes.*`), each declared by its family.
+static SETTINGS: [&common::config::Setting; 3] = [
+    &rate::SLIDING_MAX,
+    &rate::MAX_LIMITS_SETTING,
+    &article::SLUG_MAX_CHARS,
+];
+
 /// The families whose commands may wait (`… WAIT ms`).
 static WAITING: [common::wait::Watcher; 3] = [
     common::wait::watcher::<lock::Locks>(),
@@ -70,6 +77,10 @@ static WAITING: [common::wait::Watcher; 3] = [
 
 fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
+        common::panic::log_warning(&message);
+        return Status::Err;
+    }
+    if let Err(message) = common::config::register(ctx, &SETTINGS) {
         common::panic::log_warning(&message);
         return Status::Err;
     }

@@ -21,13 +21,14 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{Arg, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::config::Setting;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
 use crate::common::stats;
 use crate::common::time::now_ms;
 use crate::entry;
-use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS, MAX_SLIDING};
+use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 
 const SINCE: &std::ffi::CStr = c"0.2.0";
 
@@ -35,6 +36,23 @@ const GCRA_TAG: u8 = b'G';
 const SLIDING_TAG: u8 = b'W';
 const TAT_BYTES: usize = 8;
 const ENTRY_BYTES: usize = 12;
+
+/// `recipes.rate-sliding-max`: a `SLIDING` window's state holds one entry
+/// per millisecond in which actions were allowed, so a limit counts at most
+/// `max` of them and at most `period` (in ms). `RATE.LIMIT … SLIDING` needs
+/// one of both at most this, so that whatever limits calls give, a window
+/// stays about this size.
+pub static SLIDING_MAX: Setting = Setting::new(c"rate-sliding-max", 100_000, 1, 10_000_000);
+
+/// `recipes.rate-max-limits`: the most limits a `RATE.LIMIT` may give to a
+/// key that holds no limiter yet. A limiter stored under a higher setting
+/// keeps being served with its number of limits.
+pub static MAX_LIMITS_SETTING: Setting =
+    Setting::new(c"rate-max-limits", MAX_LIMITS as i64, 1, MAX_LIMITS as i64);
+
+fn too_many_limits(most: i64) -> RedisError {
+    RedisError::String(format!("ERR too many limits in one call (at most {most})"))
+}
 
 const NOT_A_LIMITER: RedisError =
     RedisError::Str("ERR the key holds a string that is not a rate limiter");
@@ -123,20 +141,10 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
     }
     call.cost = call.cost.max(1);
     for (limit, burst_given) in call.limits().iter().zip(burst_given) {
-        if call.sliding {
-            if burst_given {
-                return Err(RedisError::Str(
-                    "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
-                ));
-            }
-            // One entry per millisecond with actions: either bound keeps
-            // the state small.
-            if limit.max > MAX_SLIDING && limit.period_ms > MAX_SLIDING {
-                return Err(RedisError::String(format!(
-                    "ERR a SLIDING window's max must be at most {MAX_SLIDING} \
-                     when its period is over {MAX_SLIDING} ms"
-                )));
-            }
+        if call.sliding && burst_given {
+            return Err(RedisError::Str(
+                "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
+            ));
         }
         let most = if call.sliding { limit.max } else { limit.burst };
         if call.cost > most {
@@ -154,9 +162,10 @@ impl Call {
     fn push(&mut self, max: Arg, period: Arg) -> Result<(), RedisError> {
         let max = integer(max, "max", MAX_COUNT)?;
         let period_ms = integer(period, "period", MAX_PERIOD_MS)?;
-        let slot = self.limits.get_mut(self.count).ok_or(RedisError::Str(
-            "ERR too many limits in one call (at most 16)",
-        ))?;
+        let slot = self
+            .limits
+            .get_mut(self.count)
+            .ok_or_else(|| too_many_limits(MAX_LIMITS as i64))?;
         *slot = Limit {
             max,
             period_ms,
@@ -402,6 +411,9 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Redi
         Key::read(ctx, *name)
     };
     let state = read_state(key.string()?, &call)?;
+    if consume {
+        check_caps(ctx, &call, &state)?;
+    }
     let now = now_ms();
     let (decision, after) = decide_now(&call, state, now, consume)?;
     if consume {
@@ -414,6 +426,31 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Redi
         }
     }
     Ok(reply(ctx, &decision, call.refill))
+}
+
+/// The settings' caps on what a `RATE.LIMIT` may store: a new limiter's
+/// number of limits, and a `SLIDING` window's size (checked on every call,
+/// since each may add entries). `RATE.PEEK` reads any stored limiter.
+fn check_caps(ctx: &Context, call: &Call, state: &State) -> Result<(), RedisError> {
+    let most = MAX_LIMITS_SETTING.cap(ctx);
+    if matches!(state, State::Fresh) && call.count as i64 > most {
+        return Err(too_many_limits(most));
+    }
+    if call.sliding {
+        // One entry per millisecond with actions: either bound keeps the
+        // state small.
+        let most = SLIDING_MAX.cap(ctx);
+        if call
+            .limits()
+            .iter()
+            .any(|limit| limit.max > most && limit.period_ms > most)
+        {
+            return Err(RedisError::String(format!(
+                "ERR a SLIDING window's max must be at most {most} when its period is over {most} ms"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `RATE.RESET key` → 1 when a limiter was forgotten, 0 when there was none.

@@ -370,18 +370,6 @@ fn encoding_of(payload: &[u8]) -> u64 {
     u64::from_be_bytes(id) & 1023
 }
 
-/// Copies a fixture directory (or file) into a server's directory.
-fn copy_into(from: &Path, to: &Path) {
-    if from.is_dir() {
-        fs::create_dir_all(to).expect("create dir");
-        for entry in fs::read_dir(from).expect("read dir").flatten() {
-            copy_into(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
-    }
-}
-
 /// The server configuration that loads each fixture kind.
 const FIXTURES: &[(&str, &[&str])] = &[
     ("rdb", &[]),
@@ -398,8 +386,8 @@ fn start_on(flavor: Flavor, release: &Path, fixture: &str) -> Server {
         .map(|(_, config)| *config)
         .expect("a fixture kind");
     Server::start_prepared(flavor, config, |dir| match fixture {
-        "rdb" => copy_into(&release.join("dump.rdb"), &dir.join("dump.rdb")),
-        aof => copy_into(&release.join(aof), &dir.join("appendonlydir")),
+        "rdb" => copy_tree(&release.join("dump.rdb"), &dir.join("dump.rdb")),
+        aof => copy_tree(&release.join(aof), &dir.join("appendonlydir")),
     })
 }
 
@@ -607,8 +595,8 @@ fn write_fixtures() {
     rewrite_aof(&mut con);
     second_round(&mut con);
     let _: Value = cmd(&["SAVE"]).query(&mut con).unwrap();
-    copy_into(&server.dir().join("appendonlydir"), &out.join("aof-plain"));
-    copy_into(&server.dir().join("dump.rdb"), &out.join("dump.rdb"));
+    copy_tree(&server.dir().join("appendonlydir"), &out.join("aof-plain"));
+    copy_tree(&server.dir().join("dump.rdb"), &out.join("dump.rdb"));
     let has_types = has(&mut con, "IDPOOL.CREATE");
     for kind in ["rr-idpool", "rr-rspool"] {
         let key = dump_key(kind);
@@ -625,7 +613,7 @@ fn write_fixtures() {
         .unwrap();
     rewrite_aof(&mut con);
     third_round(&mut con);
-    copy_into(
+    copy_tree(
         &server.dir().join("appendonlydir"),
         &out.join("aof-preamble"),
     );

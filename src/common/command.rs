@@ -330,6 +330,8 @@ required_api!(
     RedisModule_SetAbsExpire,
     RedisModule_Milliseconds,
     RedisModule_GetContextFlags,
+    RedisModule_RegisterNumericConfig,
+    RedisModule_LoadConfigs,
     RedisModule_GetSelectedDb,
     RedisModule_SelectDb,
     RedisModule_BlockClient,

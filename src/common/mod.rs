@@ -6,6 +6,7 @@ pub mod args;
 pub mod block;
 pub mod cluster;
 pub mod command;
+pub mod config;
 pub mod datatype;
 pub mod key;
 pub mod panic;

@@ -12,12 +12,7 @@
 pub const MAX_PERIOD_MS: i64 = 36_525 * 86_400_000;
 /// The largest `max`, `burst` and cost.
 pub const MAX_COUNT: i64 = (1 << 31) - 1;
-/// The most entries a sliding window's state holds: one per millisecond in
-/// which actions were allowed, so a limit counts at most `max` of them and
-/// at most `period` (in ms). A sliding-window limit must have one of both at
-/// most this; whatever limits calls give, the state stays about this size.
-pub const MAX_SLIDING: i64 = 100_000;
-/// The most limits one call checks.
+/// The most limits one call checks (`recipes.rate-max-limits` may lower it).
 pub const MAX_LIMITS: usize = 16;
 
 const NS_PER_MS: i128 = 1_000_000;
@@ -544,11 +539,12 @@ mod tests {
             burst: 1,
         };
         assert!(Gcra::new(fine).is_ok());
+        // The widest window `recipes.rate-sliding-max` allows.
         let big = sliding(
-            &[limit(MAX_SLIDING, MAX_PERIOD_MS)],
+            &[limit(10_000_000, MAX_PERIOD_MS)],
             &[],
             i64::MAX,
-            MAX_SLIDING,
+            10_000_000,
         );
         assert!(!big.limited);
     }

@@ -168,6 +168,8 @@ pub struct Server {
     pub port: u16,
     dir: PathBuf,
     args: Vec<String>,
+    /// Whether the server starts with the module (`--loadmodule`).
+    module: bool,
     child: Option<Child>,
 }
 
@@ -184,6 +186,15 @@ impl Server {
     /// Starts a server with extra configuration after `prepare` has put
     /// files (an RDB file, an AOF directory) into its empty directory.
     pub fn start_prepared(flavor: Flavor, extra: &[&str], prepare: impl FnOnce(&Path)) -> Server {
+        Server::launch(flavor, extra, true, prepare)
+    }
+
+    /// Starts a server without the module (to load it with `MODULE LOADEX`).
+    pub fn start_without_module(flavor: Flavor) -> Server {
+        Server::launch(flavor, &["--enable-module-command", "yes"], false, |_| {})
+    }
+
+    fn launch(flavor: Flavor, extra: &[&str], module: bool, prepare: impl FnOnce(&Path)) -> Server {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "server-{}-{}",
             std::process::id(),
@@ -197,6 +208,7 @@ impl Server {
             port: 0,
             dir,
             args: extra.iter().map(|arg| arg.to_string()).collect(),
+            module,
             child: None,
         };
         // A free port can be taken by someone else before the server binds it;
@@ -227,7 +239,11 @@ impl Server {
                 "no",
             ])
             .args(["--enable-debug-command", "yes", "--protected-mode", "no"])
-            .args(["--loadmodule", module.to_str().expect("utf-8 path")])
+            .args(if self.module {
+                vec!["--loadmodule", module.to_str().expect("utf-8 path")]
+            } else {
+                vec![]
+            })
             .args(&self.args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -393,6 +409,18 @@ pub fn refused_start(
     log
 }
 
+/// Copies a file, or a directory and everything in it (an AOF directory).
+pub fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("create dir");
+        for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
+    }
+}
+
 pub fn free_port() -> u16 {
     loop {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
@@ -549,6 +577,25 @@ pub fn snapshot(con: &mut Connection, key: &str) -> Snapshot {
 pub fn state<K: AsRef<str>>(con: &mut Connection, keys: &[K]) -> (Vec<Snapshot>, String) {
     let snapshots = keys.iter().map(|key| snapshot(con, key.as_ref())).collect();
     (snapshots, digest(con))
+}
+
+/// Each key's value digest (`DEBUG DIGEST-VALUE`, blind to the order of a
+/// hash's fields) and absolute expiry.
+pub fn values<K: AsRef<str>>(con: &mut Connection, keys: &[K]) -> Vec<(String, i64)> {
+    keys.iter()
+        .map(|key| {
+            let digest: Vec<String> = redis::cmd("DEBUG")
+                .arg("DIGEST-VALUE")
+                .arg(key.as_ref())
+                .query(con)
+                .expect("DEBUG DIGEST-VALUE");
+            let expiry: i64 = redis::cmd("PEXPIRETIME")
+                .arg(key.as_ref())
+                .query(con)
+                .expect("PEXPIRETIME");
+            (digest.concat(), expiry)
+        })
+        .collect()
 }
 
 /// Starts an AOF server (fsync always), runs `workload` (which returns the keys

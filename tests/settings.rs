@@ -1,0 +1,296 @@
+//! The module's settings (`recipes.*`) on real servers: defaults, `CONFIG
+//! SET` round trips, refused values, `redis.conf` and `MODULE LOADEX`, a
+//! lowered cap against keys stored under a higher one, and replicas and AOF
+//! replays that do what the primary accepted whatever their own settings.
+
+mod harness;
+
+use std::fs;
+
+use harness::*;
+
+/// Every `recipes.*` setting and its value, sorted by name.
+fn settings(con: &mut Connection) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = cmd(&["CONFIG", "GET", "recipes.*"])
+        .query::<std::collections::HashMap<String, String>>(con)
+        .expect("CONFIG GET")
+        .into_iter()
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+fn expect(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect()
+}
+
+const DEFAULTS: &[(&str, &str)] = &[
+    ("recipes.article-slug-max-chars", "200"),
+    ("recipes.rate-max-limits", "16"),
+    ("recipes.rate-sliding-max", "100000"),
+];
+
+/// `RATE.LIMIT key 5 3600000` with `n` limits (an hour: the key outlives
+/// the test).
+fn limits(key: &str, n: usize) -> Vec<String> {
+    let mut words = vec![
+        "RATE.LIMIT".to_string(),
+        key.to_string(),
+        "5".into(),
+        "3600000".into(),
+    ];
+    for _ in 1..n {
+        words.extend(["AND".to_string(), "5".into(), "3600000".into()]);
+    }
+    words
+}
+
+fn words(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
+}
+
+fn set(con: &mut Connection, name: &str, value: &str) {
+    let reply: Value = cmd(&["CONFIG", "SET", name, value]).query(con).unwrap();
+    assert_eq!(reply, Value::Okay, "CONFIG SET {name} {value}");
+}
+
+server_tests! {
+    fn defaults_are_documented_values(flavor) {
+        let server = Server::start(flavor);
+        assert_eq!(settings(&mut server.con()), expect(DEFAULTS));
+    }
+
+    /// `CONFIG SET` changes what the next command may do, and `CONFIG GET`
+    /// reads it back.
+    fn config_set_round_trip(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        set(&mut con, "recipes.rate-max-limits", "2");
+        set(&mut con, "recipes.rate-sliding-max", "1000");
+        set(&mut con, "recipes.article-slug-max-chars", "5");
+        assert_eq!(
+            settings(&mut con),
+            expect(&[
+                ("recipes.article-slug-max-chars", "5"),
+                ("recipes.rate-max-limits", "2"),
+                ("recipes.rate-sliding-max", "1000"),
+            ])
+        );
+        assert_eq!(
+            error(&mut con, &cmd(&words(&limits("g3", 3)))),
+            "ERR too many limits in one call (at most 2)"
+        );
+        assert!(reply(&mut con, &words(&limits("g2", 2))).is_ok());
+        assert_eq!(
+            error(&mut con, &cmd(&["RATE.LIMIT", "w", "1001", "1001", "SLIDING"])),
+            "ERR a SLIDING window's max must be at most 1000 when its period is over 1000 ms"
+        );
+        assert!(reply(&mut con, &["RATE.LIMIT", "w", "1001", "1000", "SLIDING"]).is_ok());
+        assert_eq!(
+            error(&mut con, &cmd(&["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "sixsix"])),
+            "ERR invalid slug: use 1 to 5 Unicode letters, digits, '-' or '_'"
+        );
+        assert_eq!(int(&mut con, &["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "fiver"]), 1);
+        // Back to the defaults.
+        for (name, value) in DEFAULTS {
+            set(&mut con, name, value);
+        }
+        assert_eq!(settings(&mut con), expect(DEFAULTS));
+        assert!(reply(&mut con, &words(&limits("g16", 16))).is_ok());
+    }
+
+    /// A value out of range, or not a number, is refused with the server's
+    /// error and changes nothing.
+    fn a_bad_value_is_refused(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        set(&mut con, "recipes.rate-max-limits", "8");
+        for (name, value) in [
+            ("recipes.rate-max-limits", "17"),
+            ("recipes.rate-max-limits", "0"),
+            ("recipes.rate-max-limits", "-1"),
+            ("recipes.rate-max-limits", "many"),
+            ("recipes.rate-sliding-max", "10000001"),
+            ("recipes.article-slug-max-chars", "4097"),
+        ] {
+            let refused = error(&mut con, &cmd(&["CONFIG", "SET", name, value]));
+            assert!(refused.starts_with("ERR CONFIG SET failed"), "{name} {value}: {refused}");
+        }
+        let refused = error(&mut con, &cmd(&["CONFIG", "SET", "recipes.rate-max-limits", "17"]));
+        assert!(refused.ends_with("argument must be between 1 and 16 inclusive"), "{refused}");
+        let refused = error(&mut con, &cmd(&["CONFIG", "SET", "recipes.no-such-setting", "1"]));
+        assert!(refused.starts_with("ERR Unknown option or number of arguments"), "{refused}");
+        assert_eq!(
+            settings(&mut con),
+            expect(&[
+                ("recipes.article-slug-max-chars", "200"),
+                ("recipes.rate-max-limits", "8"),
+                ("recipes.rate-sliding-max", "100000"),
+            ])
+        );
+    }
+
+    /// Settings given in the configuration file (`include`d here) and on the
+    /// command line apply from the start; a bad one stops the server.
+    fn configuration_file_and_command_line(flavor) {
+        let server = Server::start_prepared(
+            flavor,
+            &["--include", "recipes.conf", "--recipes.rate-sliding-max", "500"],
+            |dir| {
+                fs::write(
+                    dir.join("recipes.conf"),
+                    "recipes.rate-max-limits 3\nrecipes.article-slug-max-chars 64\n",
+                )
+                .unwrap();
+            },
+        );
+        assert_eq!(
+            settings(&mut server.con()),
+            expect(&[
+                ("recipes.article-slug-max-chars", "64"),
+                ("recipes.rate-max-limits", "3"),
+                ("recipes.rate-sliding-max", "500"),
+            ])
+        );
+        let log = refused_start(flavor, &[], &["--recipes.rate-max-limits", "99"], |_| {});
+        assert!(log.contains("<recipes> refusing to load: a recipes.* value"), "{log}");
+    }
+
+    /// `MODULE LOADEX … CONFIG` sets values at load; a bad value or a stray
+    /// argument refuses the load.
+    fn module_loadex(flavor) {
+        let server = Server::start_without_module(flavor);
+        let mut con = server.con();
+        let module = module_path();
+        let module = module.to_str().unwrap();
+        let refused = error(
+            &mut con,
+            &cmd(&["MODULE", "LOADEX", module, "CONFIG", "recipes.rate-max-limits", "99"]),
+        );
+        assert!(refused.starts_with("ERR Error loading the extension"), "{refused}");
+        let refused = error(&mut con, &cmd(&["MODULE", "LOADEX", module, "ARGS", "maxwaiters", "10"]));
+        assert!(refused.starts_with("ERR Error loading the extension"), "{refused}");
+        assert!(server.log().contains(
+            "<recipes> refusing to load: unknown module argument 'maxwaiters' (the module takes none)"
+        ));
+        let loaded: Value = cmd(&[
+            "MODULE", "LOADEX", module, "CONFIG", "recipes.rate-max-limits", "4",
+            "CONFIG", "recipes.article-slug-max-chars", "10",
+        ])
+        .query(&mut con)
+        .unwrap();
+        assert_eq!(loaded, Value::Okay);
+        assert_eq!(
+            settings(&mut con),
+            expect(&[
+                ("recipes.article-slug-max-chars", "10"),
+                ("recipes.rate-max-limits", "4"),
+                ("recipes.rate-sliding-max", "100000"),
+            ])
+        );
+        assert_eq!(
+            error(&mut con, &cmd(&words(&limits("g", 5)))),
+            "ERR too many limits in one call (at most 4)"
+        );
+    }
+
+    /// A lower cap applies to new writes: what was stored under a higher one
+    /// stays, reads of it are served, and so are calls that add nothing the
+    /// cap bounds.
+    fn a_lowered_cap_keeps_stored_keys(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        set(&mut con, "recipes.rate-sliding-max", "300000");
+        let long_slug = "s".repeat(150);
+        assert_eq!(
+            int(&mut con, &["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", &long_slug]),
+            1
+        );
+        assert!(reply(&mut con, &words(&limits("g8", 8))).is_ok());
+        assert!(reply(&mut con, &["RATE.LIMIT", "w", "200000", "200000", "SLIDING"]).is_ok());
+        let stored = digest(&mut con);
+
+        set(&mut con, "recipes.article-slug-max-chars", "100");
+        set(&mut con, "recipes.rate-max-limits", "4");
+        set(&mut con, "recipes.rate-sliding-max", "1000");
+        assert_eq!(digest(&mut con), stored, "a setting changed stored data");
+
+        // The article keeps its slug and is found by it; a new long slug is
+        // refused.
+        let by_slug: String = cmd(&["ARTICLE.BYSLUG", "{a}:s", &long_slug]).query(&mut con).unwrap();
+        assert_eq!(by_slug, "{a}:1");
+        assert_eq!(
+            error(&mut con, &cmd(&["ARTICLE.SETSLUG", "{a}:1", "{a}:s", &"t".repeat(150)])),
+            "ERR invalid slug: use 1 to 100 Unicode letters, digits, '-' or '_'"
+        );
+        // The 8-limit limiter is still served with its 8 limits; a new one is
+        // refused.
+        assert!(reply(&mut con, &words(&limits("g8", 8))).is_ok());
+        assert_eq!(
+            error(&mut con, &cmd(&words(&limits("new", 8)))),
+            "ERR too many limits in one call (at most 4)"
+        );
+        assert_eq!(int(&mut con, &["EXISTS", "new"]), 0);
+        // The large window can be read, not grown past the new cap.
+        let peek = reply(&mut con, &["RATE.PEEK", "w", "200000", "200000", "SLIDING"]).unwrap();
+        let Value::Array(fields) = peek else { panic!("{peek:?}") };
+        assert_eq!(fields[..3], [Value::Int(0), Value::Int(200_000), Value::Int(199_999)]);
+        let window: Vec<u8> = cmd(&["GET", "w"]).query(&mut con).unwrap();
+        assert_eq!(
+            error(&mut con, &cmd(&["RATE.LIMIT", "w", "200000", "200000", "SLIDING"])),
+            "ERR a SLIDING window's max must be at most 1000 when its period is over 1000 ms"
+        );
+        assert_eq!(cmd(&["GET", "w"]).query::<Vec<u8>>(&mut con).unwrap(), window);
+    }
+
+    /// A replica whose settings are lower than its primary's applies every
+    /// write the primary accepted, and so does an AOF replayed under lower
+    /// settings.
+    fn replicas_and_aof_replay_follow_the_primary(flavor) {
+        let pair = Replicated::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut replica = pair.replica.con();
+        set(&mut replica, "recipes.article-slug-max-chars", "5");
+        set(&mut replica, "recipes.rate-max-limits", "1");
+        set(&mut replica, "recipes.rate-sliding-max", "10");
+        let mut con = pair.primary.con();
+        set(&mut con, "recipes.rate-sliding-max", "300000");
+        let long_slug = "l".repeat(150);
+        let writes: Vec<Vec<String>> = vec![
+            ["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "a-longer-slug"]
+                .map(String::from)
+                .to_vec(),
+            ["ARTICLE.SETSLUG", "{a}:1", "{a}:s", &long_slug].map(String::from).to_vec(),
+            limits("g8", 8),
+            ["RATE.LIMIT", "w", "200000", "200000", "SLIDING", "COST", "3"].map(String::from).to_vec(),
+            ["RATE.LIMIT", "w", "200000", "200000", "SLIDING"].map(String::from).to_vec(),
+        ];
+        for write in &writes {
+            assert!(reply(&mut con, &words(write)).is_ok(), "{write:?}");
+        }
+        let keys = ["{a}:1", "{a}:s", "g8", "w"];
+        pair.sync();
+        assert_eq!(values(&mut con, &keys), values(&mut replica, &keys));
+        assert_eq!(
+            cmd(&["ARTICLE.BYSLUG", "{a}:s", &long_slug]).query::<String>(&mut replica).unwrap(),
+            "{a}:1"
+        );
+
+        // The primary's AOF, replayed by a server with the lowest settings.
+        let before = values(&mut con, &keys);
+        let aof = pair.primary.dir().join("appendonlydir");
+        let replay = Server::start_prepared(
+            flavor,
+            &[
+                "--appendonly", "yes",
+                "--recipes.article-slug-max-chars", "1",
+                "--recipes.rate-max-limits", "1",
+                "--recipes.rate-sliding-max", "1",
+            ],
+            |dir| copy_tree(&aof, &dir.join("appendonlydir")),
+        );
+        assert_eq!(values(&mut replay.con(), &keys), before);
+    }
+}
