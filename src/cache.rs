@@ -124,6 +124,10 @@ fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         _ => return Err(SYNTAX_ERROR),
     };
     let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    // One expiry: a first field named EX or PX reads as a second one.
+    if pairs.first().is_some_and(|field| field.is("EX") || field.is("PX")) {
+        return Err(SYNTAX_ERROR);
+    }
     if pairs.is_empty() || pairs.len() % 2 != 0 {
         return Err(RedisError::WrongArity);
     }

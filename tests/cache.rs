@@ -149,6 +149,8 @@ server_tests! {
             (vec!["CACHE.HSET", "h", "EX", "10", "f"], arity("cache.hset")),
             (vec!["CACHE.HSET", "h", "TTL", "10", "f", "v"], syntax.into()),
             (vec!["CACHE.HSET", "h", "f", "v", "g", "w"], syntax.into()),
+            (vec!["CACHE.HSET", "h", "EX", "10", "PX", "10", "f", "v"], syntax.into()),
+            (vec!["CACHE.HSET", "h", "PX", "10", "ex", "10"], syntax.into()),
             (vec!["CACHE.HSET", "h", "EX", "0", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
             (vec!["CACHE.HSET", "h", "PX", "9223372036854775807", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
             (vec!["CACHE.HSET", "h", "PX", "1.5", "f", "v"], "ERR value is not an integer or out of range".into()),
