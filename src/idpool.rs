@@ -25,17 +25,19 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, load_unsigned, Stored};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
 use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
-use crate::{api, entry};
-use pool::{valid_expiry, Pool, FOREVER};
+use crate::entry;
+use crate::common::lease::{self, NO_END};
+use pool::Pool;
 
 /// The encoding versions of an ID pool's stored form this build reads, oldest
 /// first; it writes the last (see `Stored for Pool` below).
@@ -46,10 +48,6 @@ pub static POOL_TYPE: RedisType = RedisType::new(
     datatype::written::<Pool>(),
     datatype::methods::<Pool>(),
 );
-
-fn pool_type() -> *mut raw::RedisModuleType {
-    *POOL_TYPE.raw_type.borrow()
-}
 
 const TTL: OptSpec = OptSpec::valued("TTL");
 const WAIT: OptSpec = OptSpec::valued("WAIT");
@@ -84,28 +82,17 @@ fn parse_ttl(command: &str, arg: Option<Arg>) -> Result<Option<u64>, RedisError>
 
 /// The absolute end of a lease of `ttl` ms from `now` (never without one).
 fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
-    let Some(ttl) = ttl else { return Ok(FOREVER) };
+    let Some(ttl) = ttl else { return Ok(NO_END) };
     now.checked_add(ttl)
-        .filter(|&at| valid_expiry(at) && at != FOREVER)
-        .ok_or_else(|| {
-            RedisError::String(format!("ERR invalid expire time in '{command}' command"))
-        })
-}
-
-/// An expiry as the replicated and rewritten commands carry it: 0 for never.
-fn wire_expiry(expiry: u64) -> i64 {
-    if expiry == FOREVER {
-        0
-    } else {
-        expiry as i64
-    }
+        .filter(|&at| lease::valid(at) && at != NO_END)
+        .ok_or_else(|| errors::invalid_expire(command))
 }
 
 /// The pool at `key`; a missing one is an error naming the key, so that a
 /// mistyped name is never taken for a full pool.
 fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
     let name = key.name();
-    key.typed_value::<Pool>(pool_type())?.ok_or_else(|| {
+    key.typed_value::<Pool>()?.ok_or_else(|| {
         RedisError::String(format!(
             "ERR no ID pool at key '{}'",
             quote(name.as_bytes())
@@ -212,7 +199,7 @@ fn replicate_effect(
             [
                 Word::Token(c"LEASE"),
                 Word::Int(i64::from(id)),
-                Word::Int(wire_expiry(expiry)),
+                Word::Int(lease::to_wire(expiry)),
             ]
         });
         for (slot, word) in words
@@ -240,7 +227,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if key.kind() != Kind::Empty {
         return Err(RedisError::Str("BUSYKEY Target key name already exists."));
     }
-    key.set_typed_value(pool_type(), adopt(Pool::new(max, ttl)))?;
+    key.set_typed_value(adopt(Pool::new(max, ttl)))?;
     // Deterministic: the key was empty here, so it is on every replica.
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.create");
@@ -271,7 +258,7 @@ fn lease_next(
         // Full: nothing stored changed.
         return Ok(Err(next));
     }
-    if verbatim && expiry == FOREVER && freed.is_empty() {
+    if verbatim && expiry == NO_END && freed.is_empty() {
         // No clock involved: the ID follows from the stored leases alone.
         replicate::verbatim(ctx);
     } else {
@@ -492,11 +479,10 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let [_, name, max, next, changes @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
-    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
-    if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0 {
-        return Err(RedisError::Str(
-            "ERR IDPOOL.APPLY only carries a primary's effects to replicas and the AOF; \
-             use IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
+    if replicate::deciding(ctx) {
+        return Err(errors::internal_only(
+            "IDPOOL.APPLY",
+            "IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
         ));
     }
     let max = parse_max(*max)?;
@@ -510,15 +496,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
                 rest = more;
             }
             [token, id, at, more @ ..] if token.is("LEASE") => {
-                let expiry = match at.to_i64()? {
-                    0 => FOREVER,
-                    at if at > 0 => at as u64,
-                    _ => {
-                        return Err(RedisError::Str(
-                            "ERR a lease ends at 0 (never) or a positive time",
-                        ))
-                    }
-                };
+                let expiry = lease::from_wire(at.to_i64()?)?;
                 leases.push((parse_id(*id, max)?, expiry));
                 rest = more;
             }
@@ -539,79 +517,62 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 
 impl Stored for Pool {
     const ENCODINGS: &'static [i32] = ENCODINGS;
+    fn data_type() -> &'static RedisType {
+        &POOL_TYPE
+    }
     const WHAT: &'static str = "ID pool";
 
     /// Stored form (version 1): max, next, default TTL (0: none), lease
     /// count, then each lease's ID and expiry (`u64::MAX`: never) in
     /// increasing ID order.
-    fn save(&self, rdb: *mut raw::RedisModuleIO) {
-        let save = |n: u64| unsafe { api!(RedisModule_SaveUnsigned)(rdb, n) };
-        save(u64::from(self.max()));
-        save(u64::from(self.next()));
-        save(self.default_ttl().unwrap_or(0));
-        save(self.stored());
+    fn save(&self, out: &mut Writer) {
+        out.unsigned(u64::from(self.max()));
+        out.unsigned(u64::from(self.next()));
+        out.unsigned(self.default_ttl().unwrap_or(0));
+        out.unsigned(self.stored());
         for (id, expiry) in self.leases() {
-            save(u64::from(id));
-            save(expiry);
+            out.unsigned(u64::from(id));
+            out.unsigned(expiry);
         }
     }
 
-    unsafe fn load(rdb: *mut raw::RedisModuleIO, _encoding: i32) -> Result<Pool, &'static str> {
-        let read = || load_unsigned(rdb);
-        let max = read()?;
-        let next = read()?;
-        let default_ttl = read()?;
-        let count = read()?;
+    /// Version 1 is the only stored form so far.
+    fn load(input: &mut Reader, _encoding: i32) -> Result<Pool, &'static str> {
+        let max = input.unsigned()?;
+        let next = input.unsigned()?;
+        let default_ttl = input.unsigned()?;
+        let count = input.unsigned()?;
         if count > max {
             return Err("more leases than IDs");
         }
         // Grown as read: a hostile count cannot make us reserve memory.
         let mut leases = Vec::new();
         for _ in 0..count {
-            leases.push((read()?, read()?));
+            leases.push((input.unsigned()?, input.unsigned()?));
         }
         Pool::restore(max, next, default_ttl, leases)
     }
 
     /// The commands that rebuild a pool: `IDPOOL.CREATE`, then `IDPOOL.APPLY`
     /// for the bounds and for each stored lease.
-    fn rewrite(&self, aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) {
-        let emit = api!(RedisModule_EmitAOF);
-        let (max, next) = (i64::from(self.max()), i64::from(self.next()));
-        unsafe {
-            match self.default_ttl() {
-                Some(ttl) => emit(
-                    aof,
-                    c"IDPOOL.CREATE".as_ptr(),
-                    c"slcl".as_ptr(),
-                    key,
-                    max,
-                    c"TTL".as_ptr(),
-                    ttl as i64,
-                ),
-                None => emit(aof, c"IDPOOL.CREATE".as_ptr(), c"sl".as_ptr(), key, max),
-            }
-            emit(
-                aof,
-                c"IDPOOL.APPLY".as_ptr(),
-                c"sll".as_ptr(),
-                key,
-                max,
-                next,
-            );
-            for (id, expiry) in self.leases() {
-                emit(
-                    aof,
-                    c"IDPOOL.APPLY".as_ptr(),
-                    c"sllcll".as_ptr(),
-                    key,
+    fn rewrite(&self, out: &mut Rewrite) {
+        let (max, next) = (Word::Int(i64::from(self.max())), Word::Int(i64::from(self.next())));
+        match self.default_ttl() {
+            Some(ttl) => out.emit(c"IDPOOL.CREATE", &[max, Word::Token(c"TTL"), Word::Int(ttl as i64)]),
+            None => out.emit(c"IDPOOL.CREATE", &[max]),
+        }
+        out.emit(c"IDPOOL.APPLY", &[max, next]);
+        for (id, expiry) in self.leases() {
+            out.emit(
+                c"IDPOOL.APPLY",
+                &[
                     max,
                     next,
-                    c"LEASE".as_ptr(),
-                    i64::from(id),
-                    wire_expiry(expiry),
-                );
-            }
+                    Word::Token(c"LEASE"),
+                    Word::Int(i64::from(id)),
+                    Word::Int(lease::to_wire(expiry)),
+                ],
+            );
         }
     }
 
@@ -619,17 +580,15 @@ impl Stored for Pool {
     /// its replicas store the same leases (only the primary reclaims ended
     /// ones, and replicates that), so their digests agree, whatever their
     /// clocks.
-    fn digest(&self, md: *mut raw::RedisModuleDigest) {
-        let add = |n: i64| unsafe { api!(RedisModule_DigestAddLongLong)(md, n) };
-        let end = || unsafe { api!(RedisModule_DigestEndSequence)(md) };
-        add(i64::from(self.max()));
-        add(i64::from(self.next()));
-        add(self.default_ttl().unwrap_or(0) as i64);
-        end();
+    fn digest(&self, out: &mut Digest) {
+        out.integer(i64::from(self.max()));
+        out.integer(i64::from(self.next()));
+        out.integer(self.default_ttl().unwrap_or(0) as i64);
+        out.end_sequence();
         for (id, expiry) in self.leases() {
-            add(i64::from(id));
-            add(wire_expiry(expiry));
-            end();
+            out.integer(i64::from(id));
+            out.integer(lease::to_wire(expiry));
+            out.end_sequence();
         }
     }
 

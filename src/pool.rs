@@ -29,17 +29,19 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, load_unsigned, Stored};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
 use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
-use crate::{api, entry};
-use resources::{valid_until, Pool, FOREVER};
+use crate::entry;
+use crate::common::lease::{self, NO_END};
+use resources::Pool;
 
 /// The encoding versions of a resource pool's stored form this build reads, oldest
 /// first; it writes the last (see `Stored for Pool` below).
@@ -50,10 +52,6 @@ pub static POOL_TYPE: RedisType = RedisType::new(
     datatype::written::<Pool>(),
     datatype::methods::<Pool>(),
 );
-
-fn pool_type() -> *mut raw::RedisModuleType {
-    *POOL_TYPE.raw_type.borrow()
-}
 
 const PX: OptSpec = OptSpec::valued("PX");
 const EX: OptSpec = OptSpec::valued("EX");
@@ -84,22 +82,12 @@ fn lease(command: &str, options: [Option<&[Arg]>; 2]) -> Result<Option<i64>, Red
 
 /// The absolute end of a lease of `ms` from now (never without one).
 fn until(lease: Option<i64>) -> u64 {
-    lease.map_or(FOREVER, |ms| now().saturating_add(ms as u64))
-}
-
-/// A lease end as the replicated and rewritten commands carry it: 0 for
-/// never.
-fn wire_until(until: u64) -> i64 {
-    if until == FOREVER {
-        0
-    } else {
-        until as i64
-    }
+    lease.map_or(NO_END, |ms| now().saturating_add(ms as u64))
 }
 
 /// The pool at `key`, `None` for a missing key.
 fn pool_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut Pool>, RedisError> {
-    key.typed_value::<Pool>(pool_type())
+    key.typed_value::<Pool>()
 }
 
 /// Moves the pool's ended leases back to the free list: a write on the
@@ -132,7 +120,7 @@ fn replicate_effect(
             Word::Token(c"HOLD"),
             Word::Bytes(resource),
             Word::Bytes(owner),
-            Word::Int(wire_until(until)),
+            Word::Int(lease::to_wire(until)),
         ]);
     }
     replicate::effect(ctx, c"POOL.APPLY", &words);
@@ -162,7 +150,7 @@ fn take(
         }
         return Ok(Err(next));
     };
-    if verbatim && freed.is_empty() && until == FOREVER {
+    if verbatim && freed.is_empty() && until == NO_END {
         replicate::verbatim(ctx);
     } else {
         replicate_effect(ctx, name, &freed, Some((&resource, owner, until)));
@@ -247,10 +235,10 @@ fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let added = {
         let mut key = Key::write(ctx, *name);
         if key.kind() == Kind::Empty {
-            key.set_typed_value(pool_type(), adopt(Pool::default()))?;
+            key.set_typed_value(adopt(Pool::default()))?;
         }
         let Some(pool) = pool_at(&mut key)? else {
-            return Err(RedisError::Str("ERR could not store the value"));
+            return Err(NOT_STORED);
         };
         let added = resources.iter().filter(|r| pool.add(r.as_bytes())).count();
         if added > 0 {
@@ -430,7 +418,7 @@ fn holders<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         .holders()
         .filter(|&(_, _, until)| until >= now)
         .map(|(resource, owner, until)| {
-            let until = if until == FOREVER { -1 } else { until as i64 };
+            let until = lease::to_reply(until);
             RedisValue::Array(vec![
                 RedisValue::StringBuffer(resource.to_vec()),
                 RedisValue::StringBuffer(owner.to_vec()),
@@ -455,9 +443,9 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(RedisError::Str(
-            "ERR POOL.APPLY only carries a primary's effects to replicas and the AOF; \
-             use POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW",
+        return Err(errors::internal_only(
+            "POOL.APPLY",
+            "POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW",
         ));
     }
     let mut parsed = Vec::new();
@@ -469,15 +457,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
                 rest = more;
             }
             [token, resource, owner_arg, at, more @ ..] if token.is("HOLD") => {
-                let until = match at.to_i64()? {
-                    0 => FOREVER,
-                    at if at > 0 && valid_until(at as u64) => at as u64,
-                    _ => {
-                        return Err(RedisError::Str(
-                            "ERR a lease ends at 0 (never) or a positive time",
-                        ))
-                    }
-                };
+                let until = lease::from_wire(at.to_i64()?)?;
                 parsed.push(Change::Hold(resource.as_bytes(), owner(owner_arg)?, until));
                 rest = more;
             }
@@ -486,7 +466,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let mut key = Key::write(ctx, *name);
     if key.kind() == Kind::Empty && !parsed.is_empty() {
-        key.set_typed_value(pool_type(), adopt(Pool::default()))?;
+        key.set_typed_value(adopt(Pool::default()))?;
     }
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::SimpleStringStatic("OK"));
@@ -506,114 +486,76 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 
 // ---- the data type ---------------------------------------------------------
 
-unsafe fn save_bytes(rdb: *mut raw::RedisModuleIO, bytes: &[u8]) {
-    api!(RedisModule_SaveStringBuffer)(rdb, bytes.as_ptr().cast(), bytes.len());
-}
-
-/// Reads what `RedisModule_SaveStringBuffer` wrote; a short read is an error.
-unsafe fn load_bytes(rdb: *mut raw::RedisModuleIO) -> Result<Vec<u8>, &'static str> {
-    let mut len = 0;
-    let buffer = api!(RedisModule_LoadStringBuffer)(rdb, &mut len);
-    if api!(RedisModule_IsIOError)(rdb) != 0 || buffer.is_null() {
-        return Err("truncated");
-    }
-    let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), len).to_vec();
-    api!(RedisModule_Free)(buffer.cast());
-    Ok(bytes)
-}
-
 impl Stored for Pool {
     const ENCODINGS: &'static [i32] = ENCODINGS;
+    fn data_type() -> &'static RedisType {
+        &POOL_TYPE
+    }
     const WHAT: &'static str = "resource pool";
 
     /// Stored form (version 1): the free count and each free resource, the
     /// one free the longest first; then the held count and each held
     /// resource with its owner and lease end (`u64::MAX`: never), in name
     /// order.
-    fn save(&self, rdb: *mut raw::RedisModuleIO) {
-        let save = |n: u64| unsafe { api!(RedisModule_SaveUnsigned)(rdb, n) };
-        save(self.free_list().count() as u64);
+    fn save(&self, out: &mut Writer) {
+        out.unsigned(self.free_list().count() as u64);
         for resource in self.free_list() {
-            unsafe { save_bytes(rdb, resource) };
+            out.bytes(resource);
         }
-        save(self.holders().count() as u64);
+        out.unsigned(self.holders().count() as u64);
         for (resource, owner, until) in self.holders() {
-            unsafe {
-                save_bytes(rdb, resource);
-                save_bytes(rdb, owner);
-            }
-            save(until);
+            out.bytes(resource);
+            out.bytes(owner);
+            out.unsigned(until);
         }
     }
 
-    unsafe fn load(rdb: *mut raw::RedisModuleIO, _encoding: i32) -> Result<Pool, &'static str> {
+    /// Version 1 is the only stored form so far.
+    fn load(input: &mut Reader, _encoding: i32) -> Result<Pool, &'static str> {
         // Grown as read: a hostile count cannot make us reserve memory.
         let mut free = Vec::new();
-        for _ in 0..load_unsigned(rdb)? {
-            free.push(load_bytes(rdb)?);
+        for _ in 0..input.unsigned()? {
+            free.push(input.bytes()?);
         }
         let mut held = Vec::new();
-        for _ in 0..load_unsigned(rdb)? {
-            held.push((load_bytes(rdb)?, load_bytes(rdb)?, load_unsigned(rdb)?));
+        for _ in 0..input.unsigned()? {
+            held.push((input.bytes()?, input.bytes()?, input.unsigned()?));
         }
         Pool::restore(free, held)
     }
 
     /// The commands that rebuild a pool: `POOL.APPLY` holding each held
     /// resource, then `POOL.ADD` of the free ones in their order.
-    fn rewrite(&self, aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) {
-        let emit = api!(RedisModule_EmitAOF);
+    fn rewrite(&self, out: &mut Rewrite) {
         for (resource, owner, until) in self.holders() {
-            unsafe {
-                emit(
-                    aof,
-                    c"POOL.APPLY".as_ptr(),
-                    c"scbbl".as_ptr(),
-                    key,
-                    c"HOLD".as_ptr(),
-                    resource.as_ptr(),
-                    resource.len(),
-                    owner.as_ptr(),
-                    owner.len(),
-                    wire_until(until),
-                )
-            };
+            out.emit(
+                c"POOL.APPLY",
+                &[
+                    Word::Token(c"HOLD"),
+                    Word::Bytes(resource),
+                    Word::Bytes(owner),
+                    Word::Int(lease::to_wire(until)),
+                ],
+            );
         }
         for resource in self.free_list() {
-            unsafe {
-                emit(
-                    aof,
-                    c"POOL.ADD".as_ptr(),
-                    c"sb".as_ptr(),
-                    key,
-                    resource.as_ptr(),
-                    resource.len(),
-                )
-            };
+            out.emit(c"POOL.ADD", &[Word::Bytes(resource)]);
         }
     }
 
     /// `DEBUG DIGEST-VALUE`: the free resources in order, then each holder.
     /// A primary and its replicas store the same state (only the primary
     /// reclaims ended leases, and replicates that), so their digests agree.
-    fn digest(&self, md: *mut raw::RedisModuleDigest) {
-        let add = |bytes: &[u8]| unsafe {
-            api!(RedisModule_DigestAddStringBuffer)(
-                md,
-                bytes.as_ptr().cast_mut().cast(),
-                bytes.len(),
-            )
-        };
-        let end = || unsafe { api!(RedisModule_DigestEndSequence)(md) };
+    fn digest(&self, out: &mut Digest) {
         for resource in self.free_list() {
-            add(resource);
+            out.bytes(resource);
         }
-        end();
+        out.end_sequence();
         for (resource, owner, until) in self.holders() {
-            add(resource);
-            add(owner);
-            unsafe { api!(RedisModule_DigestAddLongLong)(md, wire_until(until)) };
-            end();
+            out.bytes(resource);
+            out.bytes(owner);
+            out.integer(lease::to_wire(until));
+            out.end_sequence();
         }
     }
 

@@ -5,12 +5,14 @@
 //! which checks every field: a truncated or hostile payload (`RESTORE` of
 //! anything) is refused with a log line, never trusted.
 
+use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 
 use redis_module::raw;
 
 use super::panic::{guard, log_warning};
+use super::replicate::{with_strings, Word};
 use crate::api;
 
 /// A value the server stores for a module data type.
@@ -22,16 +24,17 @@ pub trait Stored: Clone + Sized + 'static {
     const ENCODINGS: &'static [i32];
     /// What the server log calls it ("ID pool").
     const WHAT: &'static str;
-    fn save(&self, rdb: *mut raw::RedisModuleIO);
+    /// The server's data type whose values are `Self`.
+    fn data_type() -> &'static redis_module::native_types::RedisType;
+    /// Writes the stored form (the newest encoding).
+    fn save(&self, out: &mut Writer);
     /// Reads a value stored in `encoding` (one of [`Stored::ENCODINGS`]),
     /// checking every field, into today's form.
-    ///
-    /// # Safety
-    /// `rdb` is the server's loading context for this call.
-    unsafe fn load(rdb: *mut raw::RedisModuleIO, encoding: i32) -> Result<Self, &'static str>;
-    /// Emits the commands that rebuild the value at `key`.
-    fn rewrite(&self, aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString);
-    fn digest(&self, md: *mut raw::RedisModuleDigest);
+    fn load(input: &mut Reader, encoding: i32) -> Result<Self, &'static str>;
+    /// Emits the commands that rebuild the value at its key (AOF rewrite).
+    fn rewrite(&self, out: &mut Rewrite);
+    /// Feeds `DEBUG DIGEST-VALUE`.
+    fn digest(&self, out: &mut Digest);
     /// Bytes held, for `MEMORY USAGE`.
     fn memory(&self) -> usize;
     /// Allocations owned, for the server's lazy-free decision.
@@ -39,6 +42,117 @@ pub trait Stored: Clone + Sized + 'static {
     /// Counts the value in `INFO recipes`: `sign` 1 when the server takes
     /// it, -1 when it frees it.
     fn count(&self, sign: i64);
+}
+
+/// Where a value's stored form goes (`rdb_save`, `DUMP`).
+pub struct Writer {
+    io: *mut raw::RedisModuleIO,
+}
+
+impl Writer {
+    pub fn unsigned(&mut self, n: u64) {
+        // SAFETY: `io` is the server's saving context for this callback.
+        unsafe { api!(RedisModule_SaveUnsigned)(self.io, n) };
+    }
+
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        // SAFETY: as in `unsigned`; the server copies `bytes.len()` bytes.
+        unsafe { api!(RedisModule_SaveStringBuffer)(self.io, bytes.as_ptr().cast(), bytes.len()) };
+    }
+}
+
+/// Where a value's stored form comes from (`rdb_load`, `RESTORE`): a read
+/// past the end, or of another kind of field, is an error.
+pub struct Reader {
+    io: *mut raw::RedisModuleIO,
+}
+
+impl Reader {
+    pub fn unsigned(&mut self) -> Result<u64, &'static str> {
+        // SAFETY: `io` is the server's loading context for this callback.
+        let n = unsafe { api!(RedisModule_LoadUnsigned)(self.io) };
+        if self.failed() {
+            return Err("truncated");
+        }
+        Ok(n)
+    }
+
+    pub fn bytes(&mut self) -> Result<Vec<u8>, &'static str> {
+        let mut len = 0;
+        // SAFETY: as in `unsigned`.
+        let buffer = unsafe { api!(RedisModule_LoadStringBuffer)(self.io, &mut len) };
+        if self.failed() || buffer.is_null() {
+            return Err("truncated");
+        }
+        // SAFETY: the server allocated `len` bytes at `buffer` for us to
+        // copy and free.
+        let bytes = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) }.to_vec();
+        // SAFETY: the buffer is ours to free, once, and is not used after.
+        unsafe { api!(RedisModule_Free)(buffer.cast()) };
+        Ok(bytes)
+    }
+
+    fn failed(&self) -> bool {
+        // SAFETY: as in `unsigned`.
+        unsafe { api!(RedisModule_IsIOError)(self.io) != 0 }
+    }
+}
+
+/// `DEBUG DIGEST-VALUE`: what a value's digest is made of.
+pub struct Digest {
+    md: *mut raw::RedisModuleDigest,
+}
+
+impl Digest {
+    pub fn integer(&mut self, n: i64) {
+        // SAFETY: `md` is the server's digest context for this callback.
+        unsafe { api!(RedisModule_DigestAddLongLong)(self.md, n) };
+    }
+
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        // SAFETY: as in `integer`; the server only reads the bytes.
+        unsafe {
+            api!(RedisModule_DigestAddStringBuffer)(
+                self.md,
+                bytes.as_ptr().cast_mut().cast(),
+                bytes.len(),
+            )
+        };
+    }
+
+    /// Ends one ordered sequence of the digest.
+    pub fn end_sequence(&mut self) {
+        // SAFETY: as in `integer`.
+        unsafe { api!(RedisModule_DigestEndSequence)(self.md) };
+    }
+}
+
+/// An AOF rewrite of one key: the commands that rebuild its value.
+pub struct Rewrite {
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+}
+
+impl Rewrite {
+    /// Emits `command key words…`.
+    pub fn emit(&mut self, command: &CStr, words: &[Word]) {
+        let (aof, key) = (self.aof, self.key);
+        with_strings(ptr::null_mut(), words, |argv| {
+            // SAFETY: `aof` and `key` are the server's for this callback;
+            // `argv` holds `argv.len()` valid strings the server copies
+            // ("sv": the key, then the vector and its length).
+            unsafe {
+                api!(RedisModule_EmitAOF)(
+                    aof,
+                    command.as_ptr(),
+                    c"sv".as_ptr(),
+                    key,
+                    argv.as_mut_ptr(),
+                    argv.len(),
+                )
+            };
+        });
+    }
 }
 
 /// The encoding version type `T` writes: the newest it reads.
@@ -129,7 +243,7 @@ unsafe fn value_ref<'v, T>(value: *const c_void) -> Option<&'v T> {
 unsafe extern "C" fn rdb_save<T: Stored>(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     guard((), || {
         if let Some(value) = value_ref::<T>(value) {
-            value.save(rdb);
+            value.save(&mut Writer { io: rdb });
         }
     })
 }
@@ -143,7 +257,7 @@ unsafe extern "C" fn rdb_load<T: Stored>(
             log_warning(&why);
             return ptr::null_mut();
         }
-        match T::load(rdb, encver) {
+        match T::load(&mut Reader { io: rdb }, encver) {
             Ok(value) => Box::into_raw(adopt(value)).cast(),
             Err(why) => {
                 log_warning(&format!("<recipes> refusing a stored {}: {why}", T::WHAT));
@@ -160,7 +274,7 @@ unsafe extern "C" fn aof_rewrite<T: Stored>(
 ) {
     guard((), || {
         if let Some(value) = value_ref::<T>(value) {
-            value.rewrite(aof, key);
+            value.rewrite(&mut Rewrite { aof, key });
         }
     })
 }
@@ -168,7 +282,7 @@ unsafe extern "C" fn aof_rewrite<T: Stored>(
 unsafe extern "C" fn digest<T: Stored>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     guard((), || {
         if let Some(value) = value_ref::<T>(value) {
-            value.digest(md);
+            value.digest(&mut Digest { md });
         }
     })
 }
@@ -204,18 +318,6 @@ unsafe extern "C" fn copy<T: Stored>(
         Some(value) => Box::into_raw(adopt(value.clone())).cast(),
         None => ptr::null_mut(),
     })
-}
-
-/// Reads what `RedisModule_SaveUnsigned` wrote; a short read is an error.
-///
-/// # Safety
-/// `rdb` is the server's loading context for this call.
-pub unsafe fn load_unsigned(rdb: *mut raw::RedisModuleIO) -> Result<u64, &'static str> {
-    let n = api!(RedisModule_LoadUnsigned)(rdb);
-    if api!(RedisModule_IsIOError)(rdb) != 0 {
-        return Err("truncated");
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

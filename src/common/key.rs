@@ -11,8 +11,10 @@ use std::sync::Mutex;
 
 use redis_module::{raw, Context, RedisError};
 
-use super::args::{parse_i64, string_bytes, Arg, NOT_AN_INTEGER};
+use super::args::{parse_i64, string_bytes, Arg};
+use super::errors::{NOT_AN_INTEGER, NOT_STORED};
 use super::replicate::{create_string, integer_string};
+use super::datatype::Stored;
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -177,20 +179,20 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
-    /// The value of a key holding the module data type `ty`, `None` for an
-    /// empty key; a key of any other type is `WRONGTYPE`.
-    pub fn typed_value<T>(
-        &mut self,
-        ty: *mut raw::RedisModuleType,
-    ) -> Result<Option<&mut T>, RedisError> {
+    /// The value of a key holding the module data type of `T`, `None` for
+    /// an empty key; a key of any other type is `WRONGTYPE`.
+    pub fn typed_value<T: Stored>(&mut self) -> Result<Option<&mut T>, RedisError> {
         if self.kind() == Kind::Empty {
             return Ok(None);
         }
+        let ty = *T::data_type().raw_type.borrow();
         if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
             return Err(RedisError::WrongType);
         }
-        // SAFETY: a value of type `ty` is always a `T` (the caller's pairing),
-        // owned by the key, and borrowed here no longer than the key is open.
+        // SAFETY: the server holds values of `T`'s data type only as set by
+        // `set_typed_value::<T>` (or `T`'s load and copy callbacks), so this
+        // one is a `T`, owned by the key and borrowed here no longer than the
+        // key is open.
         Ok(unsafe {
             api!(RedisModule_ModuleTypeGetValue)(self.inner)
                 .cast::<T>()
@@ -198,18 +200,15 @@ impl<'a> Key<'a> {
         })
     }
 
-    /// Makes the (empty) key hold `value` as the module data type `ty`.
-    pub fn set_typed_value<T>(
-        &self,
-        ty: *mut raw::RedisModuleType,
-        value: Box<T>,
-    ) -> Result<(), RedisError> {
+    /// Makes the (empty) key hold `value` as `T`'s module data type.
+    pub fn set_typed_value<T: Stored>(&self, value: Box<T>) -> Result<(), RedisError> {
+        let ty = *T::data_type().raw_type.borrow();
         let value = Box::into_raw(value);
         let set = unsafe { api!(RedisModule_ModuleTypeSetValue)(self.inner, ty, value.cast()) };
         if set != raw::REDISMODULE_OK as c_int {
             // SAFETY: the server refused it, so the box is still ours.
             drop(unsafe { Box::from_raw(value) });
-            return Err(RedisError::Str("ERR could not store the value"));
+            return Err(NOT_STORED);
         }
         Ok(())
     }

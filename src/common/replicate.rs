@@ -54,6 +54,29 @@ pub fn deciding(ctx: &Context) -> bool {
 /// ends (inside one MULTI/EXEC with anything else it replicates, in order).
 pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
     let raw_ctx = ctx.get_raw();
+    with_strings(raw_ctx, words, |argv| {
+        // SAFETY: `argv` holds `argv.len()` valid server strings; the server
+        // takes its own references to them ("v" format), and fails only for
+        // an unknown command name, which is fixed in our code.
+        unsafe {
+            api!(RedisModule_Replicate)(
+                raw_ctx,
+                command.as_ptr(),
+                c"v".as_ptr(),
+                argv.as_mut_ptr(),
+                argv.len(), // size_t
+            )
+        };
+    });
+}
+
+/// Runs `with` on the server strings of `words` (made for the call where
+/// the word is not one already, freed after).
+pub(super) fn with_strings(
+    ctx: *mut raw::RedisModuleCtx,
+    words: &[Word],
+    with: impl FnOnce(&mut [*mut raw::RedisModuleString]),
+) {
     let mut inline = [std::ptr::null_mut::<raw::RedisModuleString>(); INLINE_WORDS];
     let mut heap = Vec::new();
     let argv: &mut [*mut raw::RedisModuleString] = match inline.get_mut(..words.len()) {
@@ -66,25 +89,17 @@ pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
     for (slot, word) in argv.iter_mut().zip(words) {
         *slot = match *word {
             Word::Arg(arg) => arg.as_ptr(),
-            Word::Int(value) => integer_string(raw_ctx, value),
+            Word::Int(value) => integer_string(ctx, value),
             Word::Token(token) => fixed_string(token),
-            Word::Bytes(bytes) => create_string(raw_ctx, bytes),
+            Word::Bytes(bytes) => create_string(ctx, bytes),
         };
     }
-    // The server takes its own references to the strings ("v" format), and
-    // fails only for an unknown command name, which is fixed in our code.
-    unsafe {
-        api!(RedisModule_Replicate)(
-            raw_ctx,
-            command.as_ptr(),
-            c"v".as_ptr(),
-            argv.as_mut_ptr(),
-            argv.len(), // size_t
-        )
-    };
+    with(argv);
     for (string, word) in argv.iter().zip(words) {
         if matches!(word, Word::Int(_) | Word::Bytes(_)) {
-            unsafe { api!(RedisModule_FreeString)(raw_ctx, *string) };
+            // SAFETY: made above by `create_string` with this context, and
+            // owned by nothing else.
+            unsafe { api!(RedisModule_FreeString)(ctx, *string) };
         }
     }
 }
