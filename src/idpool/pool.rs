@@ -9,9 +9,9 @@
 //! does it, and it replicates the removals (see `idpool.rs`), so a primary
 //! and its replicas store the same leases.
 
-use super::tree::{Iter, Tree, NEVER};
+use super::tree::{Iter, Tree};
+use crate::common::lease::{self, NO_END};
 
-pub use super::tree::NEVER as FOREVER;
 
 #[derive(Clone, Debug)]
 pub struct Pool {
@@ -62,7 +62,7 @@ impl Pool {
             if id <= previous || id > u64::from(max) {
                 return Err("lease IDs out of order or out of range");
             }
-            if !valid_expiry(expiry) {
+            if !lease::valid(expiry) {
                 return Err("lease expiry out of range");
             }
             previous = id;
@@ -130,7 +130,7 @@ impl Pool {
     /// The moment the first lease that ends will have ended, if any.
     pub fn next_end(&self) -> Option<u64> {
         match self.leases.earliest_expiry() {
-            FOREVER => None,
+            NO_END => None,
             at => Some(at.saturating_add(1)),
         }
     }
@@ -161,7 +161,7 @@ impl Pool {
         Some(id)
     }
 
-    /// The end of `id`'s stored lease (`FOREVER`: never), `None` without one.
+    /// The end of `id`'s stored lease (`NO_END`: never), `None` without one.
     pub fn lease(&self, id: u32) -> Option<u64> {
         self.leases.get(id)
     }
@@ -214,12 +214,6 @@ impl Pool {
     }
 }
 
-/// An expiry a lease may have: a time a command could have set (a positive
-/// `i64` of milliseconds) or never.
-pub fn valid_expiry(expiry: u64) -> bool {
-    expiry == NEVER || (1..=i64::MAX as u64).contains(&expiry)
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -228,7 +222,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::super::tree::VISITS;
-    use super::{Pool, FOREVER};
+    use super::{Pool, NO_END};
 
     const HOUR: u64 = 3_600_000;
 
@@ -282,10 +276,10 @@ mod tests {
         assert!(release(&mut pool, now, 80));
         let later = now + 11;
         assert_eq!(pool.live(later), 97);
-        assert_eq!(take(&mut pool, later, FOREVER), Some(60));
-        assert_eq!(take(&mut pool, later, FOREVER), Some(80));
-        assert_eq!(take(&mut pool, later, FOREVER), Some(5));
-        assert_eq!(take(&mut pool, later, FOREVER), None);
+        assert_eq!(take(&mut pool, later, NO_END), Some(60));
+        assert_eq!(take(&mut pool, later, NO_END), Some(80));
+        assert_eq!(take(&mut pool, later, NO_END), Some(5));
+        assert_eq!(take(&mut pool, later, NO_END), None);
     }
 
     #[test]
@@ -298,21 +292,21 @@ mod tests {
         assert_eq!(pool.live(999), 1);
         assert_eq!(pool.live(1001), 0);
         assert!(!renew(&mut pool, 1001, 1, 5000));
-        assert_eq!(take(&mut pool, 1001, FOREVER), Some(2));
-        assert_eq!(take(&mut pool, 1001, FOREVER), Some(3));
+        assert_eq!(take(&mut pool, 1001, NO_END), Some(2));
+        assert_eq!(take(&mut pool, 1001, NO_END), Some(3));
         assert_eq!(resize(&mut pool, 1001, 2), Err(3));
         assert!(release(&mut pool, 1001, 3));
         assert_eq!(resize(&mut pool, 1001, 2), Ok(()));
         assert_eq!((pool.max(), pool.next()), (2, 1));
-        assert_eq!(take(&mut pool, 1001, FOREVER), Some(1));
-        assert_eq!(take(&mut pool, 1001, FOREVER), None);
+        assert_eq!(take(&mut pool, 1001, NO_END), Some(1));
+        assert_eq!(take(&mut pool, 1001, NO_END), None);
         assert_eq!(resize(&mut pool, 1001, 4), Ok(()));
-        assert_eq!(take(&mut pool, 1001, FOREVER), Some(3));
+        assert_eq!(take(&mut pool, 1001, NO_END), Some(3));
     }
 
     #[test]
     fn restore_refuses_what_breaks_an_invariant() {
-        assert!(Pool::restore(10, 1, 0, vec![(1, FOREVER), (3, 5)]).is_ok());
+        assert!(Pool::restore(10, 1, 0, vec![(1, NO_END), (3, 5)]).is_ok());
         assert!(Pool::restore(0, 1, 0, vec![]).is_err());
         assert!(Pool::restore(1 << 32, 1, 0, vec![]).is_err());
         assert!(Pool::restore(10, 0, 0, vec![]).is_err());
@@ -386,7 +380,7 @@ mod tests {
             u64::from(max),
             1,
             0,
-            (1..=u64::from(leased)).map(|id| (id, FOREVER)).collect(),
+            (1..=u64::from(leased)).map(|id| (id, NO_END)).collect(),
         )
         .expect("valid pool");
         full.leases.check();
@@ -397,19 +391,19 @@ mod tests {
         let mut full_cost = 0;
         for round in 0..1_000u32 {
             sparse_cost = sparse_cost.max(visits(|| {
-                assert_eq!(take(&mut sparse, 1, FOREVER), Some(round + 1))
+                assert_eq!(take(&mut sparse, 1, NO_END), Some(round + 1))
             }));
             full_cost = full_cost.max(visits(|| {
-                assert_eq!(take(&mut full, 1, FOREVER), Some(leased + round + 1))
+                assert_eq!(take(&mut full, 1, NO_END), Some(leased + round + 1))
             }));
         }
-        assert_eq!(take(&mut full, 1, FOREVER), None);
+        assert_eq!(take(&mut full, 1, NO_END), None);
         // Insert, plus two counting descents; each at most the AVL height.
         assert!(full_cost <= 4 * depth, "full pool: {full_cost} visits");
         assert!(sparse_cost <= 4 * 11, "sparse pool: {sparse_cost} visits");
         // Releasing and re-taking in the middle of the leased run.
         assert!(release(&mut full, 1, 5_000_000));
-        let cost = visits(|| assert_eq!(take(&mut full, 1, FOREVER), Some(5_000_000)));
+        let cost = visits(|| assert_eq!(take(&mut full, 1, NO_END), Some(5_000_000)));
         assert!(cost <= 4 * depth, "middle: {cost} visits");
         // Memory: 40 bytes a lease, plus at most one chunk of slack.
         let per_lease = full.memory() as f64 / full.stored() as f64;
@@ -425,10 +419,10 @@ mod tests {
             take(&mut pool, 1, 10);
         }
         // Every lease ended: the next take reclaims all of them once.
-        let first = visits(|| assert_eq!(take(&mut pool, 20, FOREVER), Some(1)));
+        let first = visits(|| assert_eq!(take(&mut pool, 20, NO_END), Some(1)));
         assert!(first >= 100_000);
         assert_eq!(pool.stored(), 1);
-        let second = visits(|| assert_eq!(take(&mut pool, 20, FOREVER), Some(2)));
+        let second = visits(|| assert_eq!(take(&mut pool, 20, NO_END), Some(2)));
         assert!(second <= 4 * 17, "{second}");
     }
 }

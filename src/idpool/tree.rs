@@ -12,8 +12,7 @@
 //! per-node allocation); a removed node's slot is filled with the last node,
 //! so the arena always holds exactly the leases.
 
-/// The expiry of a lease that never ends.
-pub const NEVER: u64 = u64::MAX;
+use crate::common::lease::NO_END;
 
 /// No node (an empty subtree).
 const NIL: u32 = u32::MAX;
@@ -157,7 +156,7 @@ impl Tree {
 
     fn min_expiry(&self, at: u32) -> u64 {
         if at == NIL {
-            NEVER
+            NO_END
         } else {
             self.node(at).min_expiry
         }
@@ -458,7 +457,7 @@ impl Tree {
             .or_else(|| self.last_live_at(node.left, now))
     }
 
-    /// When the first lease ends (`NEVER` for none): O(1).
+    /// When the first lease ends (`NO_END` for none): O(1).
     pub fn earliest_expiry(&self) -> u64 {
         self.min_expiry(self.root)
     }
@@ -568,7 +567,7 @@ impl Tree {
     pub fn check(&self) {
         fn walk(tree: &Tree, at: u32, low: u64, high: u64) -> (u64, u8, u64) {
             if at == NIL {
-                return (0, 0, NEVER);
+                return (0, 0, NO_END);
             }
             let node = tree.node(at);
             let id = u64::from(node.id);
@@ -629,7 +628,7 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
-    use super::{Tree, NEVER};
+    use super::{Tree, NO_END};
 
     #[test]
     fn node_is_40_bytes() {
@@ -674,7 +673,7 @@ mod tests {
     #[test]
     fn built_from_sorted_entries_is_balanced() {
         for n in [0u32, 1, 2, 3, 10, 1000, 4097] {
-            let tree = Tree::from_sorted((1..=n).map(|id| (id * 2, NEVER)));
+            let tree = Tree::from_sorted((1..=n).map(|id| (id * 2, NO_END)));
             tree.check();
             assert_eq!(tree.len(), u64::from(n));
             assert_eq!(tree.first_missing_from(1), 1);

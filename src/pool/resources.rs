@@ -10,11 +10,10 @@
 //! primary, which replicates the move (see `pool.rs`), so a primary and its
 //! replicas store the same state.
 
+use crate::common::lease::{self, NO_END};
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{size_of, MaybeUninit};
 
-/// A lease that never ends.
-pub const FOREVER: u64 = u64::MAX;
 
 type Name = Box<[u8]>;
 
@@ -44,12 +43,6 @@ pub type Holder<'a> = (&'a [u8], &'a [u8], u64);
 
 /// Why a stored pool was refused.
 pub type Corrupt = &'static str;
-
-/// An end a lease may have: a time a command could have set (a positive
-/// `i64` of milliseconds) or never.
-pub fn valid_until(until: u64) -> bool {
-    until == FOREVER || (1..=i64::MAX as u64).contains(&until)
-}
 
 fn live(until: u64, now: u64) -> bool {
     until >= now
@@ -161,7 +154,7 @@ impl Pool {
             if owner.is_empty() {
                 return Err("a holder without an owner");
             }
-            if !valid_until(until) {
+            if !lease::valid(until) {
                 return Err("a lease end out of range");
             }
             if pool.slots.contains_key(name.as_slice()) {
@@ -220,7 +213,7 @@ impl Pool {
                 self.free.remove(seq);
             }
             Slot::Held { until, .. } => {
-                if *until != FOREVER {
+                if *until != NO_END {
                     self.ending.remove(&(*until, Name::from(name)));
                 }
             }
@@ -281,7 +274,7 @@ impl Pool {
     }
 
     fn set_held(&mut self, name: Name, owner: &[u8], until: u64) {
-        if until != FOREVER {
+        if until != NO_END {
             self.ending.insert((until, name.clone()));
         }
         self.slots.insert(
@@ -416,14 +409,14 @@ mod tests {
     fn hands_out_the_resource_free_the_longest() {
         let mut pool = pool(&["a", "b", "c"]);
         assert!(!pool.add(b"b"), "already there");
-        assert_eq!(pool.take(b"o1", FOREVER), Some(&b"a"[..]));
-        assert_eq!(pool.take(b"o2", FOREVER), Some(&b"b"[..]));
+        assert_eq!(pool.take(b"o1", NO_END), Some(&b"a"[..]));
+        assert_eq!(pool.take(b"o2", NO_END), Some(&b"b"[..]));
         assert!(pool.release(b"a", b"o1"));
         // c was free before a came back.
         assert_eq!(names(&pool), [&b"c"[..], b"a"]);
-        assert_eq!(pool.take(b"o3", FOREVER), Some(&b"c"[..]));
-        assert_eq!(pool.take(b"o4", FOREVER), Some(&b"a"[..]));
-        assert_eq!(pool.take(b"o5", FOREVER), None);
+        assert_eq!(pool.take(b"o3", NO_END), Some(&b"c"[..]));
+        assert_eq!(pool.take(b"o4", NO_END), Some(&b"a"[..]));
+        assert_eq!(pool.take(b"o5", NO_END), None);
         assert_eq!((pool.size(), pool.held(0)), (3, 3));
     }
 
@@ -447,7 +440,7 @@ mod tests {
         let mut pool = pool(&["a", "b", "c", "d"]);
         pool.take(b"x", 300);
         pool.take(b"y", 100);
-        pool.take(b"z", FOREVER);
+        pool.take(b"z", NO_END);
         assert_eq!((pool.held(100), pool.held(101), pool.held(301)), (3, 2, 1));
         let mut freed = Vec::new();
         pool.reclaim(100, |name| freed.push(name.to_vec()));
@@ -457,7 +450,7 @@ mod tests {
         assert_eq!(names(&pool), [&b"d"[..], b"b", b"a"]);
         assert_eq!(
             pool.holders().collect::<Vec<_>>(),
-            [(&b"c"[..], &b"z"[..], FOREVER)]
+            [(&b"c"[..], &b"z"[..], NO_END)]
         );
     }
 
@@ -480,7 +473,7 @@ mod tests {
         pool.hold(b"b", b"w", 70);
         assert_eq!(pool.holder(b"b"), Some((&b"w"[..], 70)));
         assert_eq!(pool.next_end(), Some(71));
-        pool.hold(b"new", b"v", FOREVER);
+        pool.hold(b"new", b"v", NO_END);
         assert_eq!(pool.size(), 3);
         assert!(pool.free(b"b"));
         assert!(!pool.free(b"b"));
@@ -581,7 +574,7 @@ mod tests {
         assert_eq!(pool.memory(), 80 + 512 + 320 + 3 * 8 + 3 * 8);
         // Everything held forever: `free` is empty too.
         for owner in [&b"a"[..], b"b", b"c"] {
-            pool.take(owner, FOREVER);
+            pool.take(owner, NO_END);
         }
         assert_eq!(pool.memory(), 80 + 512 + 3 * 8 + 3 * 8);
         // Long names and owners take the blocks their lengths round to.
@@ -645,7 +638,7 @@ mod tests {
                 model_free.push(name);
             }
             let until = if rand(4) == 0 {
-                FOREVER
+                NO_END
             } else {
                 now + rand(20)
             };

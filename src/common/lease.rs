@@ -1,0 +1,62 @@
+//! A lease's end, as the pools (IDPOOL, POOL) store it, carry it in their
+//! effects and show it. Pure: no server in sight.
+
+use redis_module::RedisError;
+
+/// The stored end of a lease that does not end: after every time.
+pub const NO_END: u64 = u64::MAX;
+
+/// Whether a stored lease end is one the commands could have made: no end,
+/// or a Unix millisecond time a signed 64-bit integer holds.
+pub fn valid(end: u64) -> bool {
+    end == NO_END || (1..=i64::MAX as u64).contains(&end)
+}
+
+/// The end as an effect or an AOF rewrite carries it
+/// (`IDPOOL.APPLY … LEASE id at`, `POOL.APPLY … HOLD resource owner at`):
+/// 0 for no end.
+pub fn to_wire(end: u64) -> i64 {
+    if end == NO_END {
+        0
+    } else {
+        end as i64
+    }
+}
+
+/// Reads an end as [`to_wire`] writes it.
+pub fn from_wire(at: i64) -> Result<u64, RedisError> {
+    match at {
+        0 => Ok(NO_END),
+        at if at > 0 => Ok(at as u64),
+        _ => Err(RedisError::Str(
+            "ERR a lease ends at 0 (never) or a positive time",
+        )),
+    }
+}
+
+/// The end as a reply shows it: -1 for no end, as `PEXPIRETIME` does.
+pub fn to_reply(end: u64) -> i64 {
+    if end == NO_END {
+        -1
+    } else {
+        end as i64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_end_survives_the_wire() {
+        for end in [NO_END, 1, 1_795_000_000_000, i64::MAX as u64] {
+            assert!(valid(end));
+            assert_eq!(from_wire(to_wire(end)).ok(), Some(end));
+        }
+        assert!(from_wire(-1).is_err());
+        assert!(!valid(0));
+        assert!(!valid(i64::MAX as u64 + 1));
+        assert_eq!(to_reply(NO_END), -1);
+        assert_eq!(to_reply(5), 5);
+    }
+}
