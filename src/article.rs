@@ -22,6 +22,7 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::config::Setting;
+use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
 use crate::common::reply;
@@ -336,11 +337,11 @@ fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let views = match article.hash_field(Field::Name(VIEWS))? {
         None => 0,
         Some(value) => parse_i64(value.as_bytes())
-            .ok_or(RedisError::Str("ERR hash value is not an integer"))?,
+            .ok_or(HASH_NOT_AN_INTEGER)?,
     };
     let views = views
         .checked_add(1)
-        .ok_or(RedisError::Str("ERR increment or decrement would overflow"))?;
+        .ok_or(OVERFLOW)?;
     article.set_hash_field(
         Field::Name(VIEWS),
         OwnedString::from_i64(ctx, views).as_ptr(),

@@ -12,7 +12,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::errors::SYNTAX_ERROR;
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{self, Word};

@@ -17,9 +17,8 @@ use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::key::{Field, Key, OwnedString};
 use crate::common::replicate;
+use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::entry;
-
-const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not an integer");
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.
 const MAX_COUNT: i64 = 1 << 31;

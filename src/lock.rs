@@ -19,7 +19,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec, SYNTAX_ERROR};
+use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, UPDATED, UPDATES_FIRST,
 };
@@ -36,8 +37,6 @@ const WAIT: OptSpec = OptSpec::valued("WAIT");
 const FENCE: OptSpec = OptSpec::valued("FENCE");
 const ADD: OptSpec = OptSpec::flag("ADD");
 const NX: OptSpec = OptSpec::flag("NX");
-
-const FENCE_OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 
 /// A token as the commands take it: any bytes but none.
 fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
@@ -229,7 +228,7 @@ fn grant(
         Some(fence) => match (again, fence.integer()?) {
             (true, Some(current)) => Some((current, false)),
             (_, current) => Some((
-                current.unwrap_or(0).checked_add(1).ok_or(FENCE_OVERFLOW)?,
+                current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?,
                 true,
             )),
         },

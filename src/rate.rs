@@ -19,7 +19,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{Arg, SYNTAX_ERROR};
+use crate::common::args::Arg;
+use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
 use crate::common::key::Key;
@@ -479,10 +480,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(RedisError::Str(
-            "ERR RATE.APPLY only carries a primary's effects to replicas and the AOF; \
-             use RATE.LIMIT",
-        ));
+        return Err(errors::internal_only("RATE.APPLY", "RATE.LIMIT"));
     }
     let at = at.to_i64()?;
     let cost = integer(*cost, "cost", MAX_COUNT)?;

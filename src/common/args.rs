@@ -7,9 +7,7 @@ use std::marker::PhantomData;
 
 use redis_module::{raw, RedisError};
 
-pub const SYNTAX_ERROR: RedisError = RedisError::Str("ERR syntax error");
-pub const NOT_AN_INTEGER: RedisError =
-    RedisError::Str("ERR value is not an integer or out of range");
+use super::errors::{NOT_AN_INTEGER, SYNTAX_ERROR};
 
 /// One argument of the command being run, borrowed from the server's `argv`.
 /// It is a bare pointer (no reference counting), valid for the duration of the

@@ -5,6 +5,7 @@
 use redis_module::RedisError;
 
 use super::args::Arg;
+use super::errors;
 use crate::api;
 
 /// The server's wall clock, in Unix milliseconds.
@@ -17,7 +18,7 @@ pub fn now_ms() -> i64 {
 /// positive, or that overflows once made absolute, is refused with
 /// `ERR invalid expire time in '<command>' command`.
 pub fn ttl_ms(command: &str, px: Option<Arg>, ex: Option<Arg>) -> Result<Option<i64>, RedisError> {
-    let invalid = || RedisError::String(format!("ERR invalid expire time in '{command}' command"));
+    let invalid = || errors::invalid_expire(command);
     let ms = match (px, ex) {
         (Some(ms), _) => ms.to_i64()?,
         (None, Some(s)) => s.to_i64()?.checked_mul(1000).ok_or_else(invalid)?,
