@@ -17,6 +17,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
@@ -433,6 +434,13 @@ const DELETE_KEYS: &[KeySpec] = &[
 
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const SLUG_ARG: ArgSpec = ArgSpec::required(c"slug", ArgType::String);
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[],
+    waiting: None,
+    settings: &[&SLUG_MAX_CHARS],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

@@ -12,6 +12,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::errors::SYNTAX_ERROR;
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
@@ -174,6 +175,13 @@ const CONDITION: &[ArgSpec] = &[
     ArgSpec::tokened(c"nx", c"NX", ArgType::PureToken),
     ArgSpec::tokened(c"xx", c"XX", ArgType::PureToken),
 ];
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[],
+    waiting: None,
+    settings: &[],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

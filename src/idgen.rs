@@ -13,6 +13,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::key::{Field, Key, OwnedString};
@@ -134,6 +135,13 @@ fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[],
+    waiting: None,
+    settings: &[],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

@@ -25,6 +25,8 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
+use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -32,7 +34,6 @@ use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writ
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
-use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::entry;
@@ -103,7 +104,7 @@ fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
 /// Counts a command's change of a pool's stored leases (`before`: the count
 /// when it started) in `INFO recipes`.
 fn count_leases(before: u64, pool: &Pool) {
-    stats::POOL_LEASES.add(pool.stored() as i64 - before as i64);
+    LEASES.add(pool.stored() as i64 - before as i64);
 }
 
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
@@ -155,7 +156,7 @@ fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Freed {
     let mut freed = Freed::default();
     if replicate::deciding(ctx) {
         pool.reclaim(now, |id| freed.push(id));
-        stats::POOL_LEASES_RECLAIMED.add(freed.ids().len() as i64);
+        LEASES_RECLAIMED.add(freed.ids().len() as i64);
     }
     freed
 }
@@ -328,9 +329,9 @@ impl Family for Waiting {
 
     fn count(event: Event) {
         match event {
-            Event::Parked => stats::IDPOOL_WAITS.incr(),
-            Event::TimedOut => stats::IDPOOL_WAITS_TIMED_OUT.incr(),
-            Event::Served(_) => stats::IDPOOL_HANDOFFS.incr(),
+            Event::Parked => WAITS_STARTED.incr(),
+            Event::TimedOut => WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => HANDOFFS.incr(),
         }
     }
 }
@@ -345,7 +346,7 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let ttl = parse_ttl("idpool.next", single(ttl))?;
     let wait = wait::parse_wait("idpool.next", single(wait))?;
     // An ID freed while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Expiry);
+    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), None, Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, true)? {
@@ -359,6 +360,7 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(wait::park::<Waiting>(
         ctx,
         name.as_bytes(),
+        None,
         Request { ttl },
         wait,
         next,
@@ -390,9 +392,8 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if released {
         key.written(EVENT_CLASS, c"idpool.release");
     }
-    drop(key);
     if released || reclaimed {
-        wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Release);
+        wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)))
 }
@@ -443,9 +444,8 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     count_leases(before, pool);
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
-    drop(key);
     // A larger pool has IDs for the clients waiting.
-    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Cause::Release);
+    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -601,8 +601,8 @@ impl Stored for Pool {
     }
 
     fn count(&self, sign: i64) {
-        stats::POOLS.add(sign);
-        stats::POOL_LEASES.add(sign * self.stored() as i64);
+        POOLS.add(sign);
+        LEASES.add(sign * self.stored() as i64);
     }
 }
 
@@ -613,6 +613,29 @@ const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
 const SINCE: &CStr = c"0.2.0";
+
+/// ID pools stored (copies included).
+pub static POOLS: Stat = Stat::gauge(c"pools");
+/// Leases stored in them (an ended lease counts until a write reclaims it).
+pub static LEASES: Stat = Stat::gauge(c"pool_leases");
+pub static LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
+pub static WAITS_STARTED: Stat = Stat::counter(c"idpool_waits");
+pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"idpool_waits_timed_out");
+pub static HANDOFFS: Stat = Stat::counter(c"idpool_handoffs");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[
+        &POOLS,
+        &LEASES,
+        &LEASES_RECLAIMED,
+        &WAITS_STARTED,
+        &WAITS_TIMED_OUT,
+        &HANDOFFS,
+    ],
+    waiting: Some(wait::watcher::<Waiting>()),
+    settings: &[],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

@@ -61,18 +61,15 @@ const STORED_TYPES: [(&str, &[i32]); 2] = [
     ("rr-rspool", pool::ENCODINGS),
 ];
 
-/// The module's settings (`recipes.*`), each declared by its family.
-static SETTINGS: [&common::config::Setting; 3] = [
-    &rate::SLIDING_MAX,
-    &rate::MAX_LIMITS_SETTING,
-    &article::SLUG_MAX_CHARS,
-];
-
-/// The families whose commands may wait (`… WAIT ms`).
-static WAITING: [common::wait::Watcher; 3] = [
-    common::wait::watcher::<lock::Locks>(),
-    common::wait::watcher::<pool::Pools>(),
-    common::wait::watcher::<idpool::Waiting>(),
+/// The families, in the order `INFO recipes` shows their figures.
+static FAMILIES: [&common::family::FamilySpec; 7] = [
+    &idgen::FAMILY,
+    &lock::FAMILY,
+    &article::FAMILY,
+    &cache::FAMILY,
+    &idpool::FAMILY,
+    &rate::FAMILY,
+    &pool::FAMILY,
 ];
 
 fn load(ctx: &Context) -> Status {
@@ -80,25 +77,18 @@ fn load(ctx: &Context) -> Status {
         common::panic::log_warning(&message);
         return Status::Err;
     }
-    if let Err(message) = common::config::register(ctx, &SETTINGS) {
+    let settings = FAMILIES.iter().flat_map(|family| family.settings.iter().copied());
+    if let Err(message) = common::config::register(ctx, settings) {
         common::panic::log_warning(&message);
         return Status::Err;
     }
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
     common::key::set_options(ctx, common::cluster::server_options(ctx));
-    common::wait::init(ctx, &WAITING);
-    common::stats::register(ctx.get_raw(), common::wait::figures_all);
-    let families = [
-        idgen::COMMANDS,
-        lock::COMMANDS,
-        article::COMMANDS,
-        cache::COMMANDS,
-        idpool::COMMANDS,
-        rate::COMMANDS,
-        pool::COMMANDS,
-    ];
-    for commands in families {
-        if common::command::register(ctx, commands) == Status::Err {
+    common::wait::init(ctx, FAMILIES.iter().filter_map(|family| family.waiting));
+    let stats = FAMILIES.iter().flat_map(|family| family.stats.iter().copied());
+    common::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
+    for family in FAMILIES {
+        if common::command::register(ctx, family.commands) == Status::Err {
             return Status::Err;
         }
     }

@@ -19,6 +19,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
+use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::command::{
@@ -26,7 +28,6 @@ use crate::common::command::{
 };
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
-use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::entry;
@@ -113,11 +114,11 @@ impl Family for Locks {
 
     fn count(event: Event) {
         match event {
-            Event::Parked => stats::LOCK_WAITS.incr(),
-            Event::TimedOut => stats::LOCK_WAITS_TIMED_OUT.incr(),
-            Event::Served(Cause::Release) => stats::LOCK_HANDOFFS_RELEASE.incr(),
-            Event::Served(Cause::Delete) => stats::LOCK_HANDOFFS_DELETE.incr(),
-            Event::Served(Cause::Expiry) => stats::LOCK_HANDOFFS_EXPIRY.incr(),
+            Event::Parked => WAITS_STARTED.incr(),
+            Event::TimedOut => WAITS_TIMED_OUT.incr(),
+            Event::Served(Cause::Release) => HANDOFFS_RELEASE.incr(),
+            Event::Served(Cause::Delete) => HANDOFFS_DELETE.incr(),
+            Event::Served(Cause::Expiry) => HANDOFFS_EXPIRY.incr(),
         }
     }
 }
@@ -145,7 +146,7 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 
     // A lock that came free while clients wait belongs to the oldest of them
     // (it freed by expiry: a delete would have scheduled a check already).
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
 
     let lock = Key::write(ctx, *name);
     let fence_key = fence.map(|fence| Key::write(ctx, fence));
@@ -185,11 +186,10 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
                 fence: fence.map(|fence| fence.as_bytes().to_vec()),
             };
             let next = lock.expire_at().map(|at| at.saturating_add(1));
-            drop(fence_key);
-            drop(lock);
             Ok(wait::park::<Locks>(
                 ctx,
                 name.as_bytes(),
+                fence_key.into_iter().chain([lock]),
                 request,
                 wait,
                 next,
@@ -280,7 +280,7 @@ fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         }
         held
     };
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), Cause::Release);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Release);
     Ok(RedisValue::Integer(i64::from(released)))
 }
 
@@ -314,7 +314,7 @@ fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         at.is_some()
     };
     // Waiters' timer follows the new expiry.
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)))
 }
 
@@ -341,6 +341,25 @@ const LEASE: &[ArgSpec] = &[
     ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
     ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
 ];
+
+pub static WAITS_STARTED: Stat = Stat::counter(c"lock_waits");
+pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"lock_waits_timed_out");
+pub static HANDOFFS_RELEASE: Stat = Stat::counter(c"lock_handoffs_release");
+pub static HANDOFFS_DELETE: Stat = Stat::counter(c"lock_handoffs_delete");
+pub static HANDOFFS_EXPIRY: Stat = Stat::counter(c"lock_handoffs_expiry");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[
+        &WAITS_STARTED,
+        &WAITS_TIMED_OUT,
+        &HANDOFFS_RELEASE,
+        &HANDOFFS_DELETE,
+        &HANDOFFS_EXPIRY,
+    ],
+    waiting: Some(wait::watcher::<Locks>()),
+    settings: &[],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

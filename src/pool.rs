@@ -29,6 +29,8 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
+use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -36,7 +38,6 @@ use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writ
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
-use crate::common::stats;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::entry;
@@ -217,9 +218,9 @@ impl Family for Pools {
 
     fn count(event: Event) {
         match event {
-            Event::Parked => stats::RESOURCE_WAITS.incr(),
-            Event::TimedOut => stats::RESOURCE_WAITS_TIMED_OUT.incr(),
-            Event::Served(_) => stats::RESOURCE_HANDOFFS.incr(),
+            Event::Parked => WAITS_STARTED.incr(),
+            Event::TimedOut => WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => HANDOFFS.incr(),
         }
     }
 }
@@ -249,7 +250,7 @@ fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         added
     };
     if added > 0 {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
     }
     Ok(RedisValue::Integer(added as i64))
 }
@@ -294,7 +295,7 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let lease = lease("pool.acquire", [px, ex])?;
     let wait = wait::parse_wait("pool.acquire", single(wait))?;
     // What came free while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Expiry);
+    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match take(ctx, &mut key, owner, lease, true)? {
@@ -312,6 +313,7 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(wait::park::<Pools>(
         ctx,
         name.as_bytes(),
+        None,
         request,
         wait,
         next,
@@ -349,7 +351,7 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     let (released, reclaimed) = released;
     if released || reclaimed {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)))
 }
@@ -568,7 +570,7 @@ impl Stored for Pool {
     }
 
     fn count(&self, sign: i64) {
-        stats::RESOURCE_POOLS.add(sign);
+        POOLS.add(sign);
     }
 }
 
@@ -584,6 +586,19 @@ const LEASE: &[ArgSpec] = &[
     ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
 ];
 const SINCE: &CStr = c"0.3.0";
+
+/// Resource pools stored (copies included).
+pub static POOLS: Stat = Stat::gauge(c"resource_pools");
+pub static WAITS_STARTED: Stat = Stat::counter(c"resource_waits");
+pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"resource_waits_timed_out");
+pub static HANDOFFS: Stat = Stat::counter(c"resource_handoffs");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[&POOLS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
+    waiting: Some(wait::watcher::<Pools>()),
+    settings: &[],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

@@ -19,6 +19,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
+use crate::common::family::FamilySpec;
+use crate::common::stats::Stat;
 use crate::common::args::Arg;
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -26,7 +28,6 @@ use crate::common::config::Setting;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
-use crate::common::stats;
 use crate::common::time::now_ms;
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
@@ -421,9 +422,9 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Redi
         match after {
             Some(state) => {
                 store(ctx, &key, *name, &call, state, now)?;
-                stats::RATE_ALLOWED.incr();
+                ALLOWED.incr();
             }
-            None => stats::RATE_LIMITED.incr(),
+            None => LIMITED.incr(),
         }
     }
     Ok(reply(ctx, &decision, call.refill))
@@ -522,6 +523,16 @@ const LIMIT_ARGS: &[ArgSpec] = &[
 ];
 const LIMIT_COMPLEXITY: &std::ffi::CStr =
     c"O(L) for L limits with GCRA; O(L + N) with SLIDING, N the actions recorded in the longest period";
+
+pub static ALLOWED: Stat = Stat::counter(c"rate_allowed");
+pub static LIMITED: Stat = Stat::counter(c"rate_limited");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[&ALLOWED, &LIMITED],
+    waiting: None,
+    settings: &[&SLIDING_MAX, &MAX_LIMITS_SETTING],
+};
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {

@@ -15,6 +15,7 @@
 //! callback runs from there, so that what was taken goes back. Every
 //! callback runs under [`guard`], so a panic never crosses into the server.
 
+use std::marker::PhantomData;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 
@@ -213,8 +214,9 @@ fn release<W: Waitlist>(ctx: &Context, bc: *mut raw::RedisModuleBlockedClient) {
 
 /// A module timer: runs `callback(ctx, data)` once, `delay_ms` from now, on
 /// the main thread, in a context where keys may be written and effects are
-/// replicated.
-pub struct Timer(raw::RedisModuleTimerID);
+/// replicated. The type of its data is part of its type, so stopping it
+/// frees the data as what it is.
+pub struct Timer<T>(raw::RedisModuleTimerID, PhantomData<fn(T)>);
 
 type TimerJob<T> = (fn(&Context, T), T);
 
@@ -223,8 +225,8 @@ type TimerJob<T> = (fn(&Context, T), T);
 /// A caller waiting longer is called early and simply sets a new timer.
 const MAX_DELAY_MS: i64 = 1 << 31;
 
-impl Timer {
-    pub fn start<T>(ctx: &Context, delay_ms: i64, callback: fn(&Context, T), data: T) -> Timer {
+impl<T> Timer<T> {
+    pub fn start(ctx: &Context, delay_ms: i64, callback: fn(&Context, T), data: T) -> Timer<T> {
         let job: *mut TimerJob<T> = Box::into_raw(Box::new((callback, data)));
         let id = unsafe {
             api!(RedisModule_CreateTimer)(
@@ -234,15 +236,15 @@ impl Timer {
                 job.cast(),
             )
         };
-        Timer(id)
+        Timer(id, PhantomData)
     }
 
     /// Cancels the timer if it has not fired yet, dropping its data.
-    pub fn stop<T>(self, ctx: &Context) {
+    pub fn stop(self, ctx: &Context) {
         let mut job: *mut c_void = ptr::null_mut();
         let stopped = unsafe { api!(RedisModule_StopTimer)(ctx.get_raw(), self.0, &mut job) };
         if stopped == raw::REDISMODULE_OK as c_int && !job.is_null() {
-            // SAFETY: made by `Box::into_raw` in `start` with this `T`.
+            // SAFETY: made by `Box::into_raw` in `start` of this `Timer<T>`.
             drop(unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) });
         }
     }

@@ -56,10 +56,13 @@ impl Setting {
 /// them (or their defaults). An error says why the module cannot load: a
 /// value out of range in `redis.conf` or `MODULE LOADEX` (the server logs
 /// which).
-pub fn register(ctx: &Context, settings: &[&'static Setting]) -> Result<(), String> {
+pub fn register(
+    ctx: &Context,
+    settings: impl IntoIterator<Item = &'static Setting>,
+) -> Result<(), String> {
     for setting in settings {
         setting.value.store(setting.default, Ordering::Relaxed);
-        let private: *const Setting = *setting;
+        let private: *const Setting = setting;
         // SAFETY: the name is a NUL-terminated static string; `private`
         // points to a static `Setting`, valid for as long as the module is
         // loaded, and the callbacks only read it as one.

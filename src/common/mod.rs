@@ -9,6 +9,7 @@ pub mod command;
 pub mod config;
 pub mod datatype;
 pub mod errors;
+pub mod family;
 pub mod key;
 pub mod lease;
 pub mod panic;

@@ -24,14 +24,14 @@ pub struct Stat {
 }
 
 impl Stat {
-    const fn counter(name: &'static CStr) -> Self {
+    pub const fn counter(name: &'static CStr) -> Self {
         Self {
             name,
             value: AtomicI64::new(0),
         }
     }
 
-    const fn gauge(name: &'static CStr) -> Self {
+    pub const fn gauge(name: &'static CStr) -> Self {
         Self::counter(name)
     }
 
@@ -48,56 +48,24 @@ impl Stat {
     }
 }
 
-pub static LOCK_WAITS: Stat = Stat::counter(c"lock_waits");
-pub static LOCK_WAITS_TIMED_OUT: Stat = Stat::counter(c"lock_waits_timed_out");
-pub static LOCK_HANDOFFS_RELEASE: Stat = Stat::counter(c"lock_handoffs_release");
-pub static LOCK_HANDOFFS_DELETE: Stat = Stat::counter(c"lock_handoffs_delete");
-pub static LOCK_HANDOFFS_EXPIRY: Stat = Stat::counter(c"lock_handoffs_expiry");
-pub static POOLS: Stat = Stat::gauge(c"pools");
-pub static POOL_LEASES: Stat = Stat::gauge(c"pool_leases");
-pub static POOL_LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
-pub static RESOURCE_POOLS: Stat = Stat::gauge(c"resource_pools");
-pub static RESOURCE_WAITS: Stat = Stat::counter(c"resource_waits");
-pub static RESOURCE_WAITS_TIMED_OUT: Stat = Stat::counter(c"resource_waits_timed_out");
-pub static RESOURCE_HANDOFFS: Stat = Stat::counter(c"resource_handoffs");
-pub static IDPOOL_WAITS: Stat = Stat::counter(c"idpool_waits");
-pub static IDPOOL_WAITS_TIMED_OUT: Stat = Stat::counter(c"idpool_waits_timed_out");
-pub static IDPOOL_HANDOFFS: Stat = Stat::counter(c"idpool_handoffs");
-pub static RATE_ALLOWED: Stat = Stat::counter(c"rate_allowed");
-pub static RATE_LIMITED: Stat = Stat::counter(c"rate_limited");
+/// Bugs the panic guard contained.
 pub static PANICS: Stat = Stat::counter(c"panics_caught");
-
-/// In the order `INFO` shows them, after the lock gauges.
-static STATS: [&Stat; 18] = [
-    &LOCK_WAITS,
-    &LOCK_WAITS_TIMED_OUT,
-    &LOCK_HANDOFFS_RELEASE,
-    &LOCK_HANDOFFS_DELETE,
-    &LOCK_HANDOFFS_EXPIRY,
-    &POOLS,
-    &POOL_LEASES,
-    &POOL_LEASES_RECLAIMED,
-    &IDPOOL_WAITS,
-    &IDPOOL_WAITS_TIMED_OUT,
-    &IDPOOL_HANDOFFS,
-    &RESOURCE_POOLS,
-    &RESOURCE_WAITS,
-    &RESOURCE_WAITS_TIMED_OUT,
-    &RESOURCE_HANDOFFS,
-    &RATE_ALLOWED,
-    &RATE_LIMITED,
-    &PANICS,
-];
 
 /// Figures computed when `INFO` asks (cheap: no key is read).
 pub type Live = fn() -> Vec<(&'static CStr, i64)>;
 
 static LIVE: OnceLock<Live> = OnceLock::new();
+static STATS: OnceLock<Vec<&'static Stat>> = OnceLock::new();
 
-/// Registers the INFO section. `live` gives the figures kept elsewhere (the
-/// wait queues).
-pub fn register(ctx: *mut raw::RedisModuleCtx, live: Live) {
+/// Registers the INFO section: `live` gives the figures kept elsewhere (the
+/// wait queues), then come `stats` in order, then [`PANICS`].
+pub fn register(
+    ctx: *mut raw::RedisModuleCtx,
+    live: Live,
+    stats: impl IntoIterator<Item = &'static Stat>,
+) {
     let _ = LIVE.set(live);
+    let _ = STATS.set(stats.into_iter().chain([&PANICS]).collect());
     unsafe { api!(RedisModule_RegisterInfoFunc)(ctx, Some(info)) };
 }
 
@@ -109,7 +77,7 @@ extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) 
                 api!(RedisModule_InfoAddFieldLongLong)(ctx, name.as_ptr(), value);
             }
         }
-        for stat in STATS {
+        for stat in STATS.get().map(Vec::as_slice).unwrap_or_default() {
             api!(RedisModule_InfoAddFieldLongLong)(ctx, stat.name.as_ptr(), stat.get());
         }
     });

@@ -49,7 +49,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use super::args::{string_bytes, Arg};
 use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist};
 use super::cluster;
-use super::key::OwnedString;
+use super::key::{Key, OwnedString};
 use super::panic::guard;
 use super::time::now_ms;
 use crate::api;
@@ -135,7 +135,7 @@ struct Queue<R> {
     /// `(deadline, arrival)` of every waiter: the first to run out first.
     deadlines: BTreeSet<(i64, u64)>,
     /// The pending timer and the time it is due.
-    timer: Option<(Timer, i64)>,
+    timer: Option<(Timer<KeyId>, i64)>,
     /// A check is already due (job or timer); more events add none.
     scheduled: bool,
     /// What the due check answers (the event that scheduled it).
@@ -275,7 +275,7 @@ impl<R> Waits<R> {
 
     /// Removes `id`'s queue if nobody waits in it; its timer is the
     /// caller's to stop.
-    fn remove_if_empty(&self, book: &mut Book<R>, id: &KeyId) -> Option<(Timer, i64)> {
+    fn remove_if_empty(&self, book: &mut Book<R>, id: &KeyId) -> Option<(Timer<KeyId>, i64)> {
         if book.queues.get(id)?.waiters.is_empty() {
             return self
                 .remove(book, id)
@@ -300,7 +300,7 @@ impl<F: Family> Waitlist for Forget<F> {
             (found, waits.remove_if_empty(&mut book, &id))
         };
         if let Some((timer, _)) = stale {
-            timer.stop::<KeyId>(ctx);
+            timer.stop(ctx);
         }
         found
     }
@@ -336,14 +336,17 @@ pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisE
 /// (the caller checked it is positive and representable) and answers
 /// `NoReply`; nil when the client may not block (MULTI, scripts). `next`:
 /// when something may free up by itself (a lease's end), as in
-/// [`Offer::Busy`]. The caller has closed its keys.
-pub fn park<F: Family>(
+/// [`Offer::Busy`]. `open`: every key the command still holds, closed
+/// here first (settling the queue may open them again).
+pub fn park<'k, F: Family>(
     ctx: &Context,
     name: &[u8],
+    open: impl IntoIterator<Item = Key<'k>>,
     request: F::Request,
     wait: i64,
     next: Option<i64>,
 ) -> RedisValue {
+    open.into_iter().for_each(drop);
     if !may_block(ctx) {
         return RedisValue::Null;
     }
@@ -368,8 +371,16 @@ pub fn park<F: Family>(
 }
 
 /// Serves `name`'s queue if it has one (cheap when nobody waits anywhere in
-/// the family). `cause`: what may have freed something.
-pub fn serve_waiters<F: Family>(ctx: &Context, name: &[u8], cause: Cause) {
+/// the family). `cause`: what may have freed something. `open`: every key
+/// the command still holds, closed here first (serving opens them again);
+/// `None` when it holds none.
+pub fn serve_waiters<'k, F: Family>(
+    ctx: &Context,
+    name: &[u8],
+    open: impl IntoIterator<Item = Key<'k>>,
+    cause: Cause,
+) {
+    open.into_iter().for_each(drop);
     let waits = F::waits();
     if waits.idle() {
         return;
@@ -424,7 +435,7 @@ fn dismiss<F: Family>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_modul
     let queue = waits.remove(&mut waits.lock(), id);
     if let Some(mut queue) = queue {
         if let Some((timer, _)) = queue.timer.take() {
-            timer.stop::<KeyId>(ctx);
+            timer.stop(ctx);
         }
         for (_, waiter) in queue.waiters {
             waiter.client.finish(reply());
@@ -572,7 +583,7 @@ fn revoke<F: Family>(ctx: &Context, (id, grant): (KeyId, F::Grant)) {
         return;
     }
     if F::revoke(ctx, name.as_arg(), &grant) {
-        serve_waiters::<F>(ctx, &id.1, Cause::Release);
+        serve_waiters::<F>(ctx, &id.1, None, Cause::Release);
     }
 }
 
@@ -644,7 +655,7 @@ fn settle<F: Family>(ctx: &Context, id: &KeyId, next: Option<i64>) {
         }
     };
     if let Some((timer, _)) = stale {
-        timer.stop::<KeyId>(ctx);
+        timer.stop(ctx);
     }
 }
 
@@ -696,11 +707,12 @@ fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
         stale
     };
     if let Some((timer, _)) = stale {
-        timer.stop::<KeyId>(ctx);
+        timer.stop(ctx);
     }
 }
 
 /// A family as the shared event handlers see it.
+#[derive(Clone, Copy)]
 pub struct Watcher {
     key_changed: fn(&Context, &[u8], Cause),
     all_changed: fn(&Context),
@@ -738,13 +750,13 @@ fn figures<F: Family>() -> (&'static CStr, usize, usize) {
     (F::KEYS_WAITED_ON, book.queues.len(), book.places.len())
 }
 
-static WATCHERS: OnceLock<&'static [Watcher]> = OnceLock::new();
+static WATCHERS: OnceLock<Vec<Watcher>> = OnceLock::new();
 /// Some client has waited: keyspace events are watched from then on.
 static WATCHING: AtomicBool = AtomicBool::new(false);
 static SUBSCRIBED: AtomicBool = AtomicBool::new(false);
 
 fn watchers() -> &'static [Watcher] {
-    WATCHERS.get().copied().unwrap_or_default()
+    WATCHERS.get().map(Vec::as_slice).unwrap_or_default()
 }
 
 /// Keys with waiters per family, then the clients waiting in all, for
@@ -834,8 +846,8 @@ extern "C" fn on_databases_changed(
 }
 
 /// Called once at load with every family that waits.
-pub fn init(ctx: &Context, families: &'static [Watcher]) {
-    let _ = WATCHERS.set(families);
+pub fn init(ctx: &Context, families: impl IntoIterator<Item = Watcher>) {
+    let _ = WATCHERS.set(families.into_iter().collect());
     let events = [
         raw::REDISMODULE_EVENT_FLUSHDB,
         raw::REDISMODULE_EVENT_SWAPDB,

@@ -1,0 +1,17 @@
+//! What a family gives the module, declared once in its own file: its
+//! commands, its `INFO recipes` figures, its wait queues when its commands
+//! may wait, and its settings. `src/lib.rs` lists the families.
+
+use super::command::CommandSpec;
+use super::config::Setting;
+use super::stats::Stat;
+use super::wait::Watcher;
+
+pub struct FamilySpec {
+    pub commands: &'static [CommandSpec],
+    /// Its counters and gauges, in the order `INFO recipes` shows them.
+    pub stats: &'static [&'static Stat],
+    /// Its wait queues, when its commands may wait (`… WAIT ms`).
+    pub waiting: Option<Watcher>,
+    pub settings: &'static [&'static Setting],
+}
