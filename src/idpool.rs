@@ -35,7 +35,7 @@ use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
 use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
 use crate::entry;
 use crate::common::lease::{self, NO_END};
 use pool::Pool;
@@ -44,7 +44,7 @@ use pool::Pool;
 /// first; it writes the last (see `Stored for Pool` below).
 pub const ENCODINGS: &[i32] = &[1];
 
-pub static POOL_TYPE: RedisType = RedisType::new(
+pub static ID_POOL_TYPE: RedisType = RedisType::new(
     "rr-idpool",
     datatype::written::<Pool>(),
     datatype::methods::<Pool>(),
@@ -236,16 +236,15 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 }
 
 /// Leases the next free ID to a caller of `IDPOOL.NEXT` asking `ttl` (the
-/// pool's default without), replicating it: verbatim when `verbatim` allows
-/// and the clock played no part, else as its effect. The ID and its lease's
-/// end, or `Err(next)`: the pool is full; `next` is when its first lease
-/// will have ended.
+/// pool's default without), replicating it: verbatim for the command's own
+/// client when the clock played no part, else as its effect. The ID and its
+/// lease's end, or nothing: the pool is full until its first lease ends.
 fn lease_next(
     ctx: &Context,
     key: &mut Key,
     ttl: Option<u64>,
-    verbatim: bool,
-) -> Result<Result<(u32, u64), Option<i64>>, RedisError> {
+    taken_for: TakenFor,
+) -> Result<Take<(u32, u64)>, RedisError> {
     let name = key.name();
     let pool = existing(key)?;
     let now = now();
@@ -257,19 +256,19 @@ fn lease_next(
     let next = pool.next_end().map(|at| at as i64);
     if taken.is_none() && freed.is_empty() {
         // Full: nothing stored changed.
-        return Ok(Err(next));
+        return Ok(Take::Nothing(next));
     }
-    if verbatim && expiry == NO_END && freed.is_empty() {
+    if taken_for == TakenFor::Command && expiry == NO_END && freed.is_empty() {
         // No clock involved: the ID follows from the stored leases alone.
         replicate::verbatim(ctx);
     } else {
         replicate_effect(ctx, name, pool, &freed, taken.map(|id| (id, expiry)));
     }
     let Some(id) = taken else {
-        return Ok(Err(next));
+        return Ok(Take::Nothing(next));
     };
     key.written(EVENT_CLASS, c"idpool.next");
-    Ok(Ok((id, expiry)))
+    Ok(Take::Got((id, expiry)))
 }
 
 /// What a client waiting in `IDPOOL.NEXT … WAIT` asked for.
@@ -301,7 +300,7 @@ impl Family for Waiting {
     /// deleted meanwhile answers as `IDPOOL.NEXT` would now.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let mut key = Key::write(ctx, name);
-        let taken = lease_next(ctx, &mut key, request.ttl, false);
+        let taken = lease_next(ctx, &mut key, request.ttl, TakenFor::Waiter);
         Offer::of(taken.map(|taken| {
             taken.map(|(id, expiry)| (RedisValue::Integer(i64::from(id)), Handed { id, expiry }))
         }))
@@ -349,9 +348,9 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), None, Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
-        match lease_next(ctx, &mut key, ttl, true)? {
-            Ok((id, _)) => return Ok(RedisValue::Integer(i64::from(id))),
-            Err(next) => next,
+        match lease_next(ctx, &mut key, ttl, TakenFor::Command)? {
+            Take::Got((id, _)) => return Ok(RedisValue::Integer(i64::from(id))),
+            Take::Nothing(next) => next,
         }
     };
     let Some(wait) = wait else {
@@ -518,7 +517,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 impl Stored for Pool {
     const ENCODINGS: &'static [i32] = ENCODINGS;
     fn data_type() -> &'static RedisType {
-        &POOL_TYPE
+        &ID_POOL_TYPE
     }
     const WHAT: &'static str = "ID pool";
 
@@ -601,7 +600,7 @@ impl Stored for Pool {
     }
 
     fn count(&self, sign: i64) {
-        POOLS.add(sign);
+        ID_POOLS.add(sign);
         LEASES.add(sign * self.stored() as i64);
     }
 }
@@ -615,7 +614,7 @@ const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
 const SINCE: &CStr = c"0.2.0";
 
 /// ID pools stored (copies included).
-pub static POOLS: Stat = Stat::gauge(c"pools");
+pub static ID_POOLS: Stat = Stat::gauge(c"pools");
 /// Leases stored in them (an ended lease counts until a write reclaims it).
 pub static LEASES: Stat = Stat::gauge(c"pool_leases");
 pub static LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
@@ -626,7 +625,7 @@ pub static HANDOFFS: Stat = Stat::counter(c"idpool_handoffs");
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
     stats: &[
-        &POOLS,
+        &ID_POOLS,
         &LEASES,
         &LEASES_RECLAIMED,
         &WAITS_STARTED,

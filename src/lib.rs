@@ -10,8 +10,8 @@ mod lock;
 mod pool;
 mod rate;
 
-use idpool::POOL_TYPE;
-use pool::POOL_TYPE as RESOURCE_POOL_TYPE;
+use idpool::ID_POOL_TYPE;
+use pool::RESOURCE_POOL_TYPE;
 use redis_module::{redis_module, Context, RedisString, Status};
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
@@ -99,7 +99,7 @@ redis_module! {
     name: "recipes",
     version: VERSION,
     allocator: (Allocator, Allocator {}),
-    data_types: [POOL_TYPE, RESOURCE_POOL_TYPE],
+    data_types: [ID_POOL_TYPE, RESOURCE_POOL_TYPE],
     init: init,
     commands: [],
 }

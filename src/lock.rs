@@ -29,7 +29,7 @@ use crate::common::command::{
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
 use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
 use crate::entry;
 
 const PX: OptSpec = OptSpec::valued("PX");
@@ -89,12 +89,12 @@ impl Family for Locks {
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
         let expire_at = lease_end(request.lease);
-        let granted = grant(ctx, &lock, fence.as_ref(), &request.token, expire_at, false);
+        let granted = grant(ctx, &lock, fence.as_ref(), &request.token, expire_at, Holder::Nobody);
         let handed = Handed {
             token: request.token.clone(),
             expire_at,
         };
-        Offer::of(granted.map(|reply| Ok((reply, handed))))
+        Offer::of(granted.map(|reply| Take::Got((reply, handed))))
     }
 
     /// A hand-off whose reply never reached the waiter: the lock is released
@@ -160,21 +160,13 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         fence_key.integer()?;
     }
     match holder {
-        Holder::Nobody => grant(
+        Holder::Nobody | Holder::Caller => grant(
             ctx,
             &lock,
             fence_key.as_ref(),
             token,
             lease_end(lease),
-            false,
-        ),
-        Holder::Caller => grant(
-            ctx,
-            &lock,
-            fence_key.as_ref(),
-            token,
-            lease_end(lease),
-            true,
+            holder,
         ),
         Holder::Other => {
             let Some(wait) = wait else {
@@ -198,8 +190,11 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
 }
 
+/// Who holds the lock a client asks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Holder {
     Nobody,
+    /// The asking token itself (a retry after a lost reply).
     Caller,
     Other,
 }
@@ -212,7 +207,8 @@ fn lease_end(lease: Option<i64>) -> Option<i64> {
 }
 
 /// Makes `token` the holder until `expire_at` and, with a fence key, the
-/// next fencing token (`again`: the holder re-acquiring keeps its token).
+/// next fencing token (`Holder::Caller`, the holder re-acquiring, keeps its
+/// token).
 /// Everything is checked before anything is written. Replicated as
 /// `SET key token [PXAT t]` and `SET fencekey n KEEPTTL`.
 fn grant(
@@ -221,12 +217,12 @@ fn grant(
     fence: Option<&Key>,
     token: &[u8],
     expire_at: Option<i64>,
-    again: bool,
+    holder: Holder,
 ) -> RedisResult {
     let fencing = match fence {
         None => None,
-        Some(fence) => match (again, fence.integer()?) {
-            (true, Some(current)) => Some((current, false)),
+        Some(fence) => match (holder, fence.integer()?) {
+            (Holder::Caller, Some(current)) => Some((current, false)),
             (_, current) => Some((
                 current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?,
                 true,

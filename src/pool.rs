@@ -39,7 +39,7 @@ use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
 use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
 use crate::entry;
 use crate::common::lease::{self, NO_END};
 use resources::Pool;
@@ -48,7 +48,7 @@ use resources::Pool;
 /// first; it writes the last (see `Stored for Pool` below).
 pub const ENCODINGS: &[i32] = &[1];
 
-pub static POOL_TYPE: RedisType = RedisType::new(
+pub static RESOURCE_POOL_TYPE: RedisType = RedisType::new(
     "rr-rspool",
     datatype::written::<Pool>(),
     datatype::methods::<Pool>(),
@@ -128,19 +128,19 @@ fn replicate_effect(
 }
 
 /// Hands the resource free the longest to `owner` for `lease` ms (or
-/// forever), replicating it: verbatim when `verbatim` allows and the clock
-/// played no part, else as its effect. `Err(next)`: nothing free; `next` is
-/// when the first lease will have ended.
+/// forever), replicating it: verbatim for the command's own client when the
+/// clock played no part, else as its effect. Or nothing free until the first
+/// lease ends.
 fn take(
     ctx: &Context,
     key: &mut Key,
     owner: &[u8],
     lease: Option<i64>,
-    verbatim: bool,
-) -> Result<Result<Vec<u8>, Option<i64>>, RedisError> {
+    taken_for: TakenFor,
+) -> Result<Take<Vec<u8>>, RedisError> {
     let name = key.name();
     let Some(pool) = pool_at(key)? else {
-        return Ok(Err(None));
+        return Ok(Take::Nothing(None));
     };
     let freed = reclaim(ctx, pool);
     let until = until(lease);
@@ -149,15 +149,15 @@ fn take(
         if !freed.is_empty() {
             replicate_effect(ctx, name, &freed, None);
         }
-        return Ok(Err(next));
+        return Ok(Take::Nothing(next));
     };
-    if verbatim && freed.is_empty() && until == NO_END {
+    if taken_for == TakenFor::Command && freed.is_empty() && until == NO_END {
         replicate::verbatim(ctx);
     } else {
         replicate_effect(ctx, name, &freed, Some((&resource, owner, until)));
     }
     key.written(EVENT_CLASS, c"pool.acquire");
-    Ok(Ok(resource))
+    Ok(Take::Got(resource))
 }
 
 /// What a waiter asked for.
@@ -188,7 +188,7 @@ impl Family for Pools {
 
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let mut key = Key::write(ctx, name);
-        let taken = take(ctx, &mut key, &request.owner, request.lease, false);
+        let taken = take(ctx, &mut key, &request.owner, request.lease, TakenFor::Waiter);
         Offer::of(taken.map(|taken| {
             taken.map(|resource| {
                 let handed = Handed {
@@ -298,9 +298,9 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
-        match take(ctx, &mut key, owner, lease, true)? {
-            Ok(resource) => return Ok(RedisValue::StringBuffer(resource)),
-            Err(next) => next,
+        match take(ctx, &mut key, owner, lease, TakenFor::Command)? {
+            Take::Got(resource) => return Ok(RedisValue::StringBuffer(resource)),
+            Take::Nothing(next) => next,
         }
     };
     let Some(wait) = wait else {
@@ -491,7 +491,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
 impl Stored for Pool {
     const ENCODINGS: &'static [i32] = ENCODINGS;
     fn data_type() -> &'static RedisType {
-        &POOL_TYPE
+        &RESOURCE_POOL_TYPE
     }
     const WHAT: &'static str = "resource pool";
 
@@ -570,7 +570,7 @@ impl Stored for Pool {
     }
 
     fn count(&self, sign: i64) {
-        POOLS.add(sign);
+        RESOURCE_POOLS.add(sign);
     }
 }
 
@@ -588,14 +588,14 @@ const LEASE: &[ArgSpec] = &[
 const SINCE: &CStr = c"0.3.0";
 
 /// Resource pools stored (copies included).
-pub static POOLS: Stat = Stat::gauge(c"resource_pools");
+pub static RESOURCE_POOLS: Stat = Stat::gauge(c"resource_pools");
 pub static WAITS_STARTED: Stat = Stat::counter(c"resource_waits");
 pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"resource_waits_timed_out");
 pub static HANDOFFS: Stat = Stat::counter(c"resource_handoffs");
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&POOLS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
+    stats: &[&RESOURCE_POOLS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
     waiting: Some(wait::watcher::<Pools>()),
     settings: &[],
 };

@@ -80,16 +80,39 @@ pub enum Offer<G> {
     Busy(Option<i64>),
 }
 
-/// What a family's take found: `Ok(Ok((reply, grant)))` taken,
-/// `Ok(Err(next))` nothing to take until `next`, `Err` refused.
-pub type Taken<G> = Result<Result<(RedisValue, G), Option<i64>>, RedisError>;
+/// What a family's take found.
+pub enum Take<T> {
+    Got(T),
+    /// Nothing free; `Some(t)`: something may be at server time `t` (ms),
+    /// when a lease ends.
+    Nothing(Option<i64>),
+}
+
+impl<T> Take<T> {
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Take<U> {
+        match self {
+            Take::Got(taken) => Take::Got(f(taken)),
+            Take::Nothing(next) => Take::Nothing(next),
+        }
+    }
+}
+
+/// Whom a take is for: the running command's own client, whose command may
+/// then replicate as it came, or a waiter served outside its command, whose
+/// grant always replicates as its effect.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TakenFor {
+    Command,
+    Waiter,
+}
 
 impl<G> Offer<G> {
-    /// The offer a family's take makes.
-    pub fn of(taken: Taken<G>) -> Offer<G> {
+    /// The offer a family's take makes: the waiter's reply and the grant, or
+    /// why not.
+    pub fn of(taken: Result<Take<(RedisValue, G)>, RedisError>) -> Offer<G> {
         match taken {
-            Ok(Ok((reply, grant))) => Offer::Granted(reply, grant),
-            Ok(Err(next)) => Offer::Busy(next),
+            Ok(Take::Got((reply, grant))) => Offer::Granted(reply, grant),
+            Ok(Take::Nothing(next)) => Offer::Busy(next),
             Err(error) => Offer::Refused(error),
         }
     }
