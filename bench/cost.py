@@ -16,6 +16,11 @@ in the module can meet it, and what remains is the module API.
 
 Usage: cost.py OUTPUT.md  (servers from REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER;
 module from RECIPES_MODULE; COST_CALLS calls per command, default 20000).
+
+       cost.py --unrelated [--runs R] [--calls N] [--server PATH]... [--setup CMD]... [COMMAND]...
+prints, as markdown, what built-in commands (by default INCR and GET) cost on
+each server without the module and with it loaded: the module must add nothing
+to a command that is not its own (`cost.py --unrelated --help`).
 """
 
 import glob
@@ -140,11 +145,11 @@ def parse(dump):
 
 
 class Server:
-    def __init__(self, binary, scenario):
+    def __init__(self, binary, scenario, module=True):
         self.dir = tempfile.mkdtemp()
         self.port = free_port()
         config = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
-                  "--loadmodule", MODULE, "--logfile", os.path.join(self.dir, "log")]
+                  *(["--loadmodule", MODULE] if module else []), "--logfile", os.path.join(self.dir, "log")]
         self.replica = None
         if scenario == "replica + AOF":
             config += ["--appendonly", "yes", "--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "0"]
@@ -171,25 +176,37 @@ class Server:
                 time.sleep(0.2)
 
     def measure(self, command, setup):
+        result = self.count(command, setup, CALLS, parse)
+        return {k: v / CALLS for k, v in result.items()}
+
+    def count(self, command, setup, calls, read):
+        """FLUSHALL, the setup, then `calls` calls of `command` between a
+        zeroing and a dump of the counters: → read(the dump)."""
         cli(self.port, "flushall")
         for words in setup:
             cli(self.port, *words)
         before = set(glob.glob(self.dumps + ".*.*"))
         control = ["callgrind_control"]
         subprocess.run(control + ["-z", str(self.process.pid)], capture_output=True, check=True)
-        subprocess.run(["redis-benchmark", "-p", str(self.port), "-c", "50", "-P", "16", "-n", str(CALLS),
-                        "-r", "1000000000", "-q", *command.split()], capture_output=True, check=True)
+        self.send(command, calls)
         subprocess.run(control + ["--dump", str(self.process.pid)], capture_output=True, check=True)
         for _ in range(600):
             new = set(glob.glob(self.dumps + ".*.*")) - before
             if new:
                 dump = new.pop()
                 time.sleep(0.2)
-                result = parse(dump)
+                result = read(dump)
                 os.remove(dump)
-                return {k: v / CALLS for k, v in result.items()}
+                return result
             time.sleep(0.1)
         raise SystemExit("callgrind wrote no dump")
+
+    def send(self, command, calls):
+        subprocess.run(["redis-benchmark", "-p", str(self.port), "-c", "50", "-P", "16", "-n", str(calls),
+                        "-r", "1000000000", "-q", *command.split()], capture_output=True, check=True)
+
+    def modules(self):
+        return cli(self.port, "module", "list")
 
     def version(self):
         info = cli(self.port, "info", "server")
@@ -213,7 +230,100 @@ class Server:
             shutil.rmtree(self.replica_dir, ignore_errors=True)
 
 
+# --unrelated: built-in commands (none of the module's) with their setup.
+UNRELATED = [("INCR counter", []), ("GET greeting", [["SET", "greeting", "hello"]])]
+
+
+def total(dump):
+    """Everything the dump counted (callgrind's summary line)."""
+    with open(dump) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise SystemExit(f"no total in {dump}")
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def unrelated(argv):
+    """What loading the module costs the commands that are not its own: each
+    built-in counted on the same server without `--loadmodule` and with it,
+    RUNS times each, a fresh server per run (without and with alternating, one
+    valgrind at a time). A call costs (count of 2N calls - count of N calls) / N,
+    N = --calls, so the clients' connections and anything else counted once per
+    batch cancel out; each command is first sent N/10 times uncounted."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="cost.py --unrelated", description=unrelated.__doc__)
+    parser.add_argument("commands", nargs="*", metavar="COMMAND",
+                        help='a built-in command as one string, e.g. "INCR counter" (default: "INCR counter" and '
+                             '"GET greeting", after SET greeting hello)')
+    parser.add_argument("--setup", action="append", default=[], metavar="COMMAND",
+                        help="a command run after FLUSHALL before every count of every COMMAND (repeatable)")
+    parser.add_argument("--server", action="append", metavar="PATH",
+                        help="a server binary (repeatable; default: REDIS_SERVER or redis-server on PATH, "
+                             "REDIS8_SERVER, VALKEY_SERVER)")
+    parser.add_argument("--runs", type=int, default=5, help="servers started per side (default 5)")
+    parser.add_argument("--calls", type=int, default=CALLS, help=f"N (default COST_CALLS or {CALLS})")
+    args = parser.parse_args(argv)
+    setup = [words.split() for words in args.setup]
+    rows = [(command, setup) for command in args.commands] or [(c, s + setup) for c, s in UNRELATED]
+    binaries = args.server or [os.environ.get("REDIS_SERVER") or shutil.which("redis-server"),
+                               os.environ.get("REDIS8_SERVER"), os.environ.get("VALKEY_SERVER")]
+    calls = args.calls
+    print(f"N = {calls:,} calls (redis-benchmark, 50 clients, pipeline 16); {args.runs} runs per side; "
+          "instructions per call = (count of 2N calls - count of N calls) / N.\n")
+    for binary in filter(None, binaries):
+        if not os.access(binary, os.X_OK):
+            print(f"skipped: {binary} is not executable", file=sys.stderr)
+            continue
+        counts = {(command, module): [] for command, _ in rows for module in (False, True)}
+        label = None
+        for run in range(args.runs):
+            for module in ((False, True) if run % 2 == 0 else (True, False)):
+                server = Server(binary, "standalone", module=module)
+                try:
+                    label = server.version()
+                    loaded = "recipes" in server.modules()
+                    if loaded != module:
+                        raise SystemExit(f"{label}: module {'not ' if module else ''}loaded, expected otherwise")
+                    for command, words in rows:
+                        cli(server.port, "flushall")
+                        for setup_words in words:
+                            cli(server.port, *setup_words)
+                        server.send(command, max(calls // 10, 1))
+                        once = server.count(command, words, calls, total)
+                        twice = server.count(command, words, 2 * calls, total)
+                        counts[(command, module)].append((twice - once) / calls)
+                        print(f"{label} run {run + 1} {'with' if module else 'without'} module: {command}: "
+                              f"{counts[(command, module)][-1]:,.1f} (N: {once / calls:,.1f}, "
+                              f"2N: {twice / (2 * calls):,.1f})", file=sys.stderr)
+                finally:
+                    server.stop()
+        print(f"### {label} (`{binary}`)\n")
+        print("| command | without module: median (min–max) | with module: median (min–max) | difference "
+              "(medians) |")
+        print("|---|---:|---:|---:|")
+        for command, _ in rows:
+            without, with_ = counts[(command, False)], counts[(command, True)]
+            difference = median(with_) - median(without)
+            print(f"| `{command}` | {median(without):,.1f} ({min(without):,.1f}–{max(without):,.1f}) | "
+                  f"{median(with_):,.1f} ({min(with_):,.1f}–{max(with_):,.1f}) | {difference:+,.1f} "
+                  f"({difference / median(without):+.2%}) |")
+        print()
+        for command, _ in rows:
+            for module in (False, True):
+                values = ", ".join(f"{v:,.1f}" for v in counts[(command, module)])
+                print(f"- `{command}` {'with' if module else 'without'} module, run by run: {values}")
+        print(flush=True)
+
+
 def main():
+    if sys.argv[1:2] == ["--unrelated"]:
+        return unrelated(sys.argv[2:])
     out = sys.argv[1]
     binaries = [os.environ.get("REDIS_SERVER") or shutil.which("redis-server"),
                 os.environ.get("REDIS8_SERVER"), os.environ.get("VALKEY_SERVER")]
