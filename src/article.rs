@@ -452,7 +452,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Creates an article (a hash with created_at), only if absent, optionally claiming a unique slug",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: CREATE_KEYS,
         args: &[
             KEY,
             ArgSpec::required(c"title", ArgType::String),
@@ -474,7 +473,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns an article's fields (a map), or with JSON one JSON object; nil if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: READ_ARTICLE,
         args: &[KEY, ArgSpec::flag(c"json", c"JSON")],
     },
     CommandSpec {
@@ -486,7 +484,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Changes an existing article's title, content or author and sets updated_at; 0 if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: WRITE_ARTICLE,
         args: &[
             KEY,
             ArgSpec::option(c"title", c"TITLE", ArgType::String),
@@ -503,7 +500,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Gives an article a new unique slug, releasing its old one, in one step",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: SETSLUG_KEYS,
         args: &[
             KEY,
             ArgSpec::key(c"slugkey", 1),
@@ -519,7 +515,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the key of the article that holds a slug, or nil",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: READ_ARTICLE,
         args: &[ArgSpec::key(c"slugkey", 0), SLUG_ARG],
     },
     CommandSpec {
@@ -531,7 +526,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Counts a page view of an existing article and returns the new count; nil if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: WRITE_ARTICLE,
         args: &[KEY],
     },
     CommandSpec {
@@ -543,7 +537,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Deletes an article and, with SLUG, its slug mapping",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: DELETE_KEYS,
         args: &[KEY, ArgSpec::option(c"slugkey", c"SLUG", ArgType::Key(1))],
     },
 ];

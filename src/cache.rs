@@ -194,7 +194,6 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Stores a JSON document (checked, minified) as a string, with SET's EX/PX and NX/XX",
         complexity: c"O(N) where N is the size of the document",
         since: c"0.1.0",
-        key_specs: WRITE_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"json", ArgType::String),
@@ -211,7 +210,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a JSON document, or an object of only the named top-level fields",
         complexity: c"O(N) where N is the size of the document",
         since: c"0.1.0",
-        key_specs: READ_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::option(c"name", c"FIELD", ArgType::String).multiple(),
@@ -227,7 +225,6 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Sets hash fields and the key's TTL in one step; returns the number of fields added",
         complexity: c"O(N) where N is the number of fields",
         since: c"0.1.0",
-        key_specs: HASH_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::one_of(c"expiration", LEASE, false),

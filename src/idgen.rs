@@ -154,7 +154,6 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Takes the next ID (or COUNT consecutive IDs) from a generator and returns the first",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: WRITE_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             FIELD_ARG,
@@ -171,7 +170,6 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Raises a generator so that IDs up to floor are never handed out; never lowers it",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: WRITE_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"floor", ArgType::Integer),
@@ -187,7 +185,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the last ID a generator handed out or reserved (0 if never used)",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: READ_KEY,
         args: &[ArgSpec::key(c"key", 0), FIELD_ARG],
     },
 ];

@@ -646,7 +646,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Creates a pool of the IDs 1..max, optionally with a default lease length in ms",
         complexity: c"O(1)",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             ArgSpec::required(c"max", ArgType::Integer),
@@ -662,7 +661,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             TTL_ARG,
@@ -678,7 +676,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Frees a leased ID; 1 when it was leased, 0 otherwise",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, ArgSpec::required(c"id", ArgType::Integer)],
     },
     CommandSpec {
@@ -690,7 +687,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Makes a live lease end ms from now; 1 when the ID is leased, 0 otherwise",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             ArgSpec::required(c"id", ArgType::Integer),
@@ -706,7 +702,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a pool's max, live lease count, next search start and default lease length",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease not yet reclaimed",
         since: SINCE,
-        key_specs: READ_KEY,
         args: &[KEY],
     },
     CommandSpec {
@@ -718,7 +713,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Grows a pool, or shrinks it when no live lease lies above the new max",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, ArgSpec::required(c"max", ArgType::Integer)],
     },
     CommandSpec {
@@ -730,7 +724,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's pool decision (bounds and absolute leases) on replicas and AOF load",
         complexity: c"O((F + L) log N) for F IDs freed and L leases given",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             ArgSpec::required(c"max", ArgType::Integer),

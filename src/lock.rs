@@ -367,7 +367,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Takes a lock for a token (with a lease, an optional first-come-first-served wait and a fencing token); nil if another token holds it",
         complexity: c"O(1), plus O(N) over the N clients waiting for this lock when it is handed on",
         since: c"0.1.0",
-        key_specs: ACQUIRE_KEYS,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
@@ -386,7 +385,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Releases a lock only if the token holds it; the oldest waiter gets it next",
         complexity: c"O(1), plus O(N) over the N clients waiting for this lock",
         since: c"0.1.0",
-        key_specs: RELEASE_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
@@ -401,7 +399,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Sets a held lock's lease to end the given time from now (with ADD, after its current end), only if the token holds it",
         complexity: c"O(1)",
         since: c"0.1.0",
-        key_specs: EXTEND_KEY,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),

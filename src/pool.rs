@@ -610,7 +610,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Adds free resources to a pool (created if missing); returns how many were new",
         complexity: c"O(N log M) for N resources given and M in the pool, plus O(W) over W clients waiting",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, RESOURCE.multiple()],
     },
     CommandSpec {
@@ -622,7 +621,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Removes resources, free or held, from a pool; returns how many were there",
         complexity: c"O(N log M) for N resources given and M in the pool",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, RESOURCE.multiple()],
     },
     CommandSpec {
@@ -634,7 +632,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
         complexity: c"O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             OWNER,
@@ -651,7 +648,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Frees a resource only if the owner holds it; the oldest waiter gets it next",
         complexity: c"O(log M) for M resources in the pool, plus O(W) over W clients waiting",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, RESOURCE, OWNER],
     },
     CommandSpec {
@@ -663,7 +659,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Makes a held resource's lease end the given time from now, only if the owner holds it",
         complexity: c"O(log M) for M resources in the pool",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE, false)],
     },
     CommandSpec {
@@ -675,7 +670,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a pool's size, free and held counts, and how many clients wait",
         complexity: c"O(E) for E ended leases not yet reclaimed",
         since: SINCE,
-        key_specs: READ_KEY,
         args: &[KEY],
     },
     CommandSpec {
@@ -687,7 +681,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Lists the held resources with their owners and lease ends",
         complexity: c"O(M) for M resources in the pool",
         since: SINCE,
-        key_specs: READ_KEY,
         args: &[KEY],
     },
     CommandSpec {
@@ -699,7 +692,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's pool decision (frees and absolute leases) on replicas and AOF load",
         complexity: c"O(N log M) for N changes and M resources in the pool",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),

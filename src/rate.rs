@@ -544,7 +544,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Allows or refuses an action against one or more rate limits at once, consuming only if allowed",
         complexity: LIMIT_COMPLEXITY,
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: LIMIT_ARGS,
     },
     CommandSpec {
@@ -556,7 +555,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the decision RATE.LIMIT would make now, consuming nothing",
         complexity: LIMIT_COMPLEXITY,
         since: SINCE,
-        key_specs: READ_KEY,
         args: LIMIT_ARGS,
     },
     CommandSpec {
@@ -568,7 +566,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Forgets a rate limiter: its next action starts from a full limit",
         complexity: c"O(1)",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[KEY],
     },
     CommandSpec {
@@ -580,7 +577,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's allowed sliding-window action on replicas and AOF load",
         complexity: c"O(N) for N actions recorded in the window",
         since: SINCE,
-        key_specs: WRITE_KEY,
         args: &[
             KEY,
             ArgSpec::required(c"at", ArgType::Integer),

@@ -20,9 +20,18 @@ use super::reply;
 /// index 0) in, reply out.
 pub type Handler = for<'a> fn(&Context, &'a [Arg<'a>]) -> RedisResult;
 
-/// The C entry point the server calls; made by [`entry!`](crate::entry).
-pub type Entry =
+/// The C function the server calls for a command.
+pub type EntryPoint =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
+
+/// A command's entry point and its key specs, stated once: made by
+/// [`entry!`](crate::entry).
+pub struct Entry {
+    pub call: EntryPoint,
+    /// Where its keys are (`COMMAND INFO`, cluster routing, key-position
+    /// requests).
+    pub key_specs: &'static [KeySpec],
+}
 
 /// Wraps a [`Handler`] and its command's key specs in an `extern "C"` entry
 /// point for the server.
@@ -36,7 +45,10 @@ macro_rules! entry {
         ) -> std::os::raw::c_int {
             $crate::common::command::dispatch(ctx, argv, argc, $handler, $key_specs)
         }
-        entry as $crate::common::command::Entry
+        $crate::common::command::Entry {
+            call: entry,
+            key_specs: $key_specs,
+        }
     }};
 }
 
@@ -288,7 +300,6 @@ pub struct CommandSpec {
     pub summary: &'static CStr,
     pub complexity: &'static CStr,
     pub since: &'static CStr,
-    pub key_specs: &'static [KeySpec],
     pub args: &'static [ArgSpec],
 }
 
@@ -396,7 +407,7 @@ pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
 fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     let name = spec.name.to_string_lossy();
     // The legacy (first, last, step) triple; 7.0+ derives it from the key specs.
-    let first_key = match spec.key_specs.first() {
+    let first_key = match spec.entry.key_specs.first() {
         Some(KeySpec {
             begin: BeginSearch::Index(pos),
             ..
@@ -404,7 +415,7 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
         _ => 0,
     };
     let mut flags = spec.flags.to_bytes().to_vec();
-    if has_keyword_keys(spec.key_specs) {
+    if has_keyword_keys(spec.entry.key_specs) {
         flags.extend_from_slice(b" getkeys-api");
     }
     let flags = CString::new(flags).map_err(|_| format!("bad flags for {name}"))?;
@@ -412,7 +423,7 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
         api!(RedisModule_CreateCommand)(
             ctx.get_raw(),
             spec.name.as_ptr(),
-            Some(spec.entry),
+            Some(spec.entry.call),
             flags.as_ptr(),
             first_key,
             first_key,
@@ -428,7 +439,7 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     }
     if let Some(set_info) = unsafe { raw::RedisModule_SetCommandInfo } {
         let mut key_specs: Vec<raw::RedisModuleCommandKeySpec> =
-            spec.key_specs.iter().map(raw_key_spec).collect();
+            spec.entry.key_specs.iter().map(raw_key_spec).collect();
         key_specs.push(zeroed_key_spec());
         // Choices of a one-of argument live in arrays of their own; the
         // server reads them during the call below.
