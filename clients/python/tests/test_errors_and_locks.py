@@ -55,6 +55,18 @@ def test_each_error_has_its_exception(clients: Clients) -> None:
     run(clients, body)
 
 
+def test_the_table_of_errors_picks_each_class() -> None:
+    from redis_recipes.errors import KINDS, translate
+
+    for kind in KINDS:
+        message = f"{kind.start} (the rest) {kind.containing}"
+        assert type(translate(ResponseError(message))) is kind.cls, kind
+        assert type(translate(ResponseError(f"ERR {message}"))) is kind.cls, kind
+        assert str(translate(ResponseError(message))) == message
+    assert type(translate(ResponseError("cost 7 is not an error of the module"))) is ResponseError
+    assert type(translate(ResponseError("syntax error"))) is ResponseError
+
+
 def iter_one(words: tuple) -> Any:
     reply = yield words
     return reply

@@ -30,7 +30,7 @@ from .lock import AutoReleaseLock, IdentityLock, Lock
 from .pool import Lease, ResourcePool
 from .rate import Decision, RateLimiter
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "Article",

@@ -3,10 +3,19 @@
 A method is written as a generator that yields the commands it sends and
 receives their replies (``reply = yield ("IDGEN.NEXT", key)``) and returns
 its result. A request may end with a dict of redis-py options for the reply
-callback of a built-in (``("SET", key, value, "GET", {"get": True})``).
-``Recipe`` runs such generators on a ``redis.Redis`` or
-``redis.RedisCluster``; ``AsyncDriver`` (in ``redis_recipes.asyncio``) awaits
-them on a ``redis.asyncio`` client. The classes are written once.
+callback of a built-in (``("SET", key, value, "GET", {"get": True})``), or
+be a ``Pause(seconds)`` (a background renewal's period). ``@recipe`` makes
+such a generator a method: ``Recipe`` runs it on a ``redis.Redis`` or
+``redis.RedisCluster`` and returns its value; ``AsyncDriver`` (in
+``redis_recipes.asyncio``) returns a coroutine that runs it on a
+``redis.asyncio`` client. The classes are written once.
+
+A drive loop is the same for both: an exception raised by a command is
+thrown into the generator where it waits (a server error as its most
+specific class, see ``errors``), so a generator may catch it; one it does
+not catch comes out of the call. A background run (``_background``: a
+thread, or an asyncio task) drives steps the same way until they end or
+are stopped.
 
 A command that waits in the server's first-come-first-served queue (its
 ``WAIT ms`` option) is yielded as ``waiting(words, seconds)``. The drivers
@@ -22,11 +31,31 @@ the new node, where it queues at the back, and reads it with the client's
 ``socket_timeout`` by default) sends it through ``execute_command``.
 """
 
+from __future__ import annotations
+
 import contextlib
 import functools
 import inspect
+import sys
 import threading
-from typing import Any, Callable, Dict, Generator, Optional, Tuple, TypeVar, Union
+import time
+import types
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Coroutine,
+    Dict,
+    Generator,
+    Generic,
+    NamedTuple,
+    Optional,
+    Protocol,
+    Tuple,
+    TypeVar,
+    Union,
+    overload,
+)
 
 import redis
 import redis.connection
@@ -34,9 +63,22 @@ from redis.exceptions import AskError, ClusterDownError, ResponseError, SlotNotC
 
 from .errors import translate
 
-Request = Tuple[Any, ...]
-Steps = Generator[Request, Any, Any]
+if sys.version_info >= (3, 10):
+    from typing import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
+else:  # before 3.10 the parameters are only checked by a type checker
+    P = TypeVar("P")
+
+if TYPE_CHECKING:
+    from .asyncio import AsyncDriver
+
 T = TypeVar("T")
+Request = Tuple[Any, ...]
+"""A command's words (see ``waiting`` for the options that may end them),
+or a ``Pause``."""
+Steps = Generator[Request, Any, T]
+"""A method's commands, ending with its result (of type ``T``)."""
 
 FOREVER = 10**9
 """Seconds: a wait with no end (``WAIT`` of about 31 years)."""
@@ -51,15 +93,85 @@ LONG_READS = "timeout" in inspect.signature(redis.connection.AbstractConnection.
 REROUTED = (AskError, TryAgainError, ClusterDownError, SlotNotCoveredError)
 
 
-def recipe(method: Callable[..., Steps]) -> Callable[..., Any]:
-    """Turns a generator method into a call: the value on a sync client, a
-    coroutine on an asyncio client."""
+class Pause(NamedTuple):
+    """A request to wait ``seconds`` before the next one. In a background
+    run, ``stop()`` ends the run there."""
 
-    @functools.wraps(method)
-    def run(self: "Recipe", *args: Any, **kwargs: Any) -> Any:
-        return self._drive(method(self, *args, **kwargs))
+    seconds: float
 
-    return run
+
+class recipe(Generic[P, T]):
+    """Makes a generator of commands a method: called on a sync class, it
+    runs the commands and returns the result; on an asyncio class
+    (``redis_recipes.asyncio``), it returns a coroutine that does. ``steps``
+    is the generator function itself, for a method that runs another's
+    commands among its own (``yield from Lock.acquire.steps(self, 5)``)."""
+
+    def __init__(self, steps: Callable[Concatenate[Any, P], Steps[T]]) -> None:
+        self.steps = steps
+
+        def call(instance: Any, *args: Any, **kwargs: Any) -> Any:
+            return instance._drive(steps(instance, *args, **kwargs))
+
+        self._call = functools.wraps(steps)(call)
+        functools.update_wrapper(self, steps)
+
+    @overload
+    def __get__(self, instance: None, owner: Any) -> recipe[P, T]: ...
+
+    @overload
+    def __get__(self, instance: AsyncDriver, owner: Any) -> Callable[P, Coroutine[Any, Any, T]]: ...
+
+    @overload
+    def __get__(self, instance: Recipe, owner: Any) -> Callable[P, T]: ...
+
+    def __get__(self, instance: Any, owner: Any) -> Any:
+        if instance is None:
+            return self
+        return types.MethodType(self._call, instance)
+
+    def __call__(self, instance: Any, *args: P.args, **kwargs: P.kwargs) -> Any:
+        """The method called through its class (``Lock.acquire(lock, 5)``)."""
+        return self._call(instance, *args, **kwargs)
+
+
+class Background(Protocol):
+    """Steps running in the background (see ``Recipe._background``)."""
+
+    def stop(self) -> None:
+        """Ends the run at its next pause; the steps run no further."""
+
+
+class Stopped(BaseException):
+    """Raised where a stopped background run pauses. Not an ``Exception``,
+    so that steps catching failed commands do not catch it."""
+
+
+class Run:
+    """One method's generator as a driver runs it: ``request`` is the
+    request it waits on until ``done``; then ``value`` is its result."""
+
+    def __init__(self, steps: Steps[Any]) -> None:
+        self._steps = steps
+        self.done = False
+        self.value: Any = None
+        self.request: Request = ()
+        self._resume(next, steps)
+
+    def send(self, reply: Any) -> None:
+        """Gives the generator the reply to its request."""
+        self._resume(self._steps.send, reply)
+
+    def throw(self, error: Exception) -> None:
+        """Raises ``error`` (a server error as its most specific class)
+        where the generator waits."""
+        self._resume(self._steps.throw, translate(error) if isinstance(error, ResponseError) else error)
+
+    def _resume(self, step: Callable[[Any], Request], argument: Any) -> None:
+        try:
+            self.request = step(argument)
+        except StopIteration as end:
+            self.done, self.value = True, end.value
 
 
 class Recipe:
@@ -68,22 +180,58 @@ class Recipe:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def _drive(self, steps: Steps) -> Any:
+    def _drive(self, steps: Steps[Any]) -> Any:
+        run = Run(steps)
+        while not run.done:
+            try:
+                reply = self._send(run.request)
+            except Exception as error:
+                run.throw(error)
+            else:
+                run.send(reply)
+        return run.value
+
+    def _send(self, request: Request) -> Any:
+        if isinstance(request, Pause):
+            return self._pause(request.seconds)
+        words, options, wait = split(request)
+        if wait is None:
+            return self.client.execute_command(*words, **options)
+        return send_waiting(self.client, words, options, wait)
+
+    def _pause(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _background(self, steps: Steps[None], name: str) -> Background:
+        """Runs ``steps`` on a daemon thread of their own, on this client."""
+        return BackgroundThread(self.client, steps, name)
+
+
+class BackgroundThread(Recipe):
+    """Steps driven on a daemon thread until they end or ``stop()`` is
+    called; a pause ends at once on ``stop()``, and the steps end there."""
+
+    def __init__(self, client: Any, steps: Steps[None], name: str) -> None:
+        super().__init__(client)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._main, args=(steps,), name=name, daemon=True)
+        self._thread.start()
+
+    def _main(self, steps: Steps[None]) -> None:
         try:
-            request = next(steps)
-            while True:
-                words, options, wait = split(request)
-                try:
-                    if wait is None:
-                        reply = self.client.execute_command(*words, **options)
-                    else:
-                        reply = send_waiting(self.client, words, options, wait)
-                except ResponseError as error:
-                    request = steps.throw(translate(error))
-                else:
-                    request = steps.send(reply)
-        except StopIteration as done:
-            return done.value
+            self._drive(steps)
+        except Stopped:
+            steps.close()
+
+    def _pause(self, seconds: float) -> None:
+        if self._stopped.wait(seconds):
+            raise Stopped
+
+    def stop(self) -> None:
+        """Ends the run and waits for its thread (unless called from it)."""
+        self._stopped.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
 
 
 def waiting(words: Request, seconds: Optional[float]) -> Request:
@@ -102,8 +250,8 @@ def split(request: Request) -> Tuple[Request, Dict[str, Any], Optional[float]]:
 
 
 def read_timeout(wait: float) -> Optional[float]:
-    """How long to wait for the reply of a command that waits ``wait``
-    seconds in the server (None: no end)."""
+    """How long (seconds) to wait for the reply of a command that waits
+    ``wait`` seconds in the server (None: no end)."""
     return None if wait >= FOREVER else wait + MARGIN
 
 
@@ -114,12 +262,13 @@ def send_waiting(client: Any, words: Request, options: Dict[str, Any], wait: flo
     if not LONG_READS:
         return client.execute_command(*words, **options)
     if isinstance(client, redis.RedisCluster):
+        cluster: Any = client  # (redis-py's cluster client is not typed)
         try:
-            node = client.get_redis_connection(client.get_node_from_key(words[1]))
+            node = cluster.get_redis_connection(cluster.get_node_from_key(words[1]))
             reply = exchange(node, words, wait)
         except REROUTED:
-            return client.execute_command(*words, **options)
-        callbacks = client.cluster_response_callbacks
+            return cluster.execute_command(*words, **options)
+        callbacks = cluster.cluster_response_callbacks
     else:
         reply = exchange(client, words, wait)
         callbacks = client.response_callbacks
@@ -130,7 +279,7 @@ def send_waiting(client: Any, words: Request, options: Dict[str, Any], wait: flo
 def exchange(client: redis.Redis, words: Request, wait: float) -> Any:
     """Sends ``words`` once on a connection of ``client`` and reads the
     reply. A dropped connection or a timeout disconnects it and raises."""
-    single = client.connection
+    single: Any = client.connection
     connection = single or client.connection_pool.get_connection()
     try:
         with client.single_connection_lock if single else contextlib.nullcontext():
@@ -160,31 +309,3 @@ def as_dict(reply: Any) -> Dict[str, Any]:
 def ms(seconds: float) -> int:
     """Seconds (the book's unit) to whole milliseconds, at least 1."""
     return max(1, int(round(seconds * 1000)))
-
-
-class Renewer:
-    """Sends ``words`` (an extend or renew that answers 1 while the lease is
-    held) every ``period`` seconds on a daemon thread until stopped; calls
-    ``lost()`` once, and stops, when the answer says the lease is gone. A
-    dropped connection is tried again the next period."""
-
-    def __init__(self, client: Any, words: Request, period: float, lost: Callable[[], Any]) -> None:
-        self._stop = threading.Event()
-
-        def renew() -> None:
-            while not self._stop.wait(period):
-                try:
-                    held = client.execute_command(*words) == 1
-                except Exception:  # a dropped connection: try again next period
-                    continue
-                if not held:
-                    lost()
-                    return
-
-        self._thread = threading.Thread(target=renew, name=f"renew {words[1]}", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join()

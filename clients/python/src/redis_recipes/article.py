@@ -3,7 +3,7 @@
 
 from typing import Any, Dict, Optional
 
-from ._core import Recipe, Steps, as_dict, recipe, text
+from ._core import Recipe, Request, Steps, as_dict, recipe, text
 
 _NUMBERS = ("created_at", "updated_at", "views")
 
@@ -36,16 +36,16 @@ class Article(Recipe):
         return self.slug_index
 
     @recipe
-    def create(self, title: str, content: str, author: str, slug: Optional[str] = None) -> Steps:
+    def create(self, title: str, content: str, author: str, slug: Optional[str] = None) -> Steps[bool]:
         """True when created, False when the article already exists (nothing
         changes). A slug taken by another article raises ``SlugTaken``."""
-        words: tuple = ("ARTICLE.CREATE", self.key, title, content, author)
+        words: Request = ("ARTICLE.CREATE", self.key, title, content, author)
         if slug is not None:
             words += ("SLUG", self._slug_index(), slug)
-        return (yield words) == 1
+        return bool((yield words) == 1)
 
     @recipe
-    def get(self) -> Steps:
+    def get(self) -> Steps[Dict[str, Any]]:
         """The book's: ``{'id': '10086', 'title': …, 'content': …, 'author':
         …, 'create_at': '1551199163.429'}``, the ID as text, the fields as
         the client reads them (text with ``decode_responses=True``, else
@@ -64,12 +64,12 @@ class Article(Recipe):
         return article
 
     @recipe
-    def is_exists(self) -> Steps:
+    def is_exists(self) -> Steps[bool]:
         """The book's: True when the article exists."""
-        return (yield ("HEXISTS", self.key, "title")) == 1
+        return bool((yield ("HEXISTS", self.key, "title")) == 1)
 
     @recipe
-    def record(self) -> Steps:
+    def record(self) -> Steps[Optional[Dict[str, Any]]]:
         """Beyond the book: every field the module keeps (``title``,
         ``content``, ``author``, ``created_at``, and when set ``updated_at``,
         ``slug``, ``views``), times (Unix ms) and views as ints, ``id``
@@ -90,34 +90,35 @@ class Article(Recipe):
         title: Optional[str] = None,
         content: Optional[str] = None,
         author: Optional[str] = None,
-    ) -> Steps:
+    ) -> Steps[bool]:
         """True when updated, False when there is no such article (none is
         created)."""
-        words: tuple = ("ARTICLE.UPDATE", self.key)
+        words: Request = ("ARTICLE.UPDATE", self.key)
         for token, value in (("TITLE", title), ("CONTENT", content), ("AUTHOR", author)):
             if value is not None:
                 words += (token, value)
         if len(words) == 2:
             raise ValueError("update needs at least one of title, content, author")
-        return (yield words) == 1
+        return bool((yield words) == 1)
 
     @recipe
-    def set_slug(self, slug: str) -> Steps:
+    def set_slug(self, slug: str) -> Steps[bool]:
         """Moves the article to ``slug`` (claims it, releases the old one)."""
-        return (yield ("ARTICLE.SETSLUG", self.key, self._slug_index(), slug)) == 1
+        return bool((yield ("ARTICLE.SETSLUG", self.key, self._slug_index(), slug)) == 1)
 
     @recipe
-    def view(self) -> Steps:
+    def view(self) -> Steps[Optional[int]]:
         """Counts one page view: the new count, or None without an article."""
         views = yield ("ARTICLE.VIEW", self.key)
         return None if views is None else int(views)
 
     @recipe
-    def delete(self) -> Steps:
-        words: tuple = ("ARTICLE.DELETE", self.key)
+    def delete(self) -> Steps[bool]:
+        """True when the article existed and is deleted (its slug released)."""
+        words: Request = ("ARTICLE.DELETE", self.key)
         if self.slug_index is not None:
             words += ("SLUG", self.slug_index)
-        return (yield words) == 1
+        return bool((yield words) == 1)
 
 
 def _seconds(ms: Any) -> Any:
@@ -138,6 +139,6 @@ class SlugIndex(Recipe):
         self.key = key
 
     @recipe
-    def lookup(self, slug: str) -> Steps:
+    def lookup(self, slug: str) -> Steps[Optional[str]]:
         """The key of the article holding ``slug``, or None."""
         return text((yield ("ARTICLE.BYSLUG", self.key, slug)))

@@ -5,7 +5,7 @@ Every error the server answers comes back as a subclass of redis-py's
 subclasses name what went wrong.
 """
 
-from typing import Optional, Tuple, Type
+from typing import NamedTuple, Tuple, Type
 
 from redis.exceptions import ResponseError
 
@@ -74,21 +74,38 @@ class LeaseLost(Exception):
     """A pool resource's lease ended (or it was removed) while the block ran."""
 
 
-# Message starts (after an optional "ERR ") → exception class.
-_BY_START: Tuple[Tuple[str, Type[RecipeError]], ...] = (
-    ("SLUGTAKEN", SlugTaken),
-    ("BUSYKEY", KeyExists),
-    ("WRONGTYPE", WrongType),
-    ("no ID pool at key", PoolMissing),
-    ("cannot shrink the pool", CannotShrink),
-    ("ID generator exhausted", GeneratorExhausted),
-    ("invalid JSON", InvalidJson),
-    ("invalid slug", InvalidSlug),
-    ("the key holds a string that is not a rate limiter", LimiterMismatch),
-    ("the key holds a limiter of", LimiterMismatch),
-    ("the key holds a GCRA limiter", LimiterMismatch),
-    ("the key holds a SLIDING window", LimiterMismatch),
+class Kind(NamedTuple):
+    """Errors of one exception class: a message (after an optional "ERR ")
+    that starts with ``start`` and, when ``containing`` is given, contains
+    it too."""
+
+    start: str
+    cls: Type[RecipeError]
+    containing: str = ""
+
+
+KINDS: Tuple[Kind, ...] = (
+    Kind("SLUGTAKEN", SlugTaken),
+    Kind("BUSYKEY", KeyExists),
+    Kind("WRONGTYPE", WrongType),
+    Kind("no ID pool at key", PoolMissing),
+    Kind("cannot shrink the pool", CannotShrink),
+    Kind("ID generator exhausted", GeneratorExhausted),
+    Kind("invalid JSON", InvalidJson),
+    Kind("invalid slug", InvalidSlug),
+    Kind("the key holds a string that is not a rate limiter", LimiterMismatch),
+    Kind("the key holds a limiter of", LimiterMismatch),
+    Kind("the key holds a GCRA limiter", LimiterMismatch),
+    Kind("the key holds a SLIDING window", LimiterMismatch),
+    Kind("cost ", CostTooHigh, containing="such an action can never be allowed"),
 )
+"""The server's errors that have an exception class of their own, in the
+order they are tried. It follows the module's documented list of errors
+(``docs/errors.md`` in the repository: its "Python" column): every error
+listed there with a class other than ``ResponseError`` is matched here, by
+the start of its text, and no other. A server without the module answers
+``unknown command`` for the module's commands (``_FAMILIES``), which
+``translate`` turns into ``ModuleNotLoaded``."""
 
 _FAMILIES = ("idgen.", "lock.", "article.", "cache.", "idpool.", "rate.", "pool.")
 
@@ -99,8 +116,8 @@ _LOAD_HINT = (
 
 
 def translate(error: ResponseError) -> ResponseError:
-    """The most specific exception for a server error (the error itself if
-    none fits)."""
+    """The most specific exception for a server error (see ``KINDS``; the
+    error itself if none fits)."""
     if isinstance(error, RecipeError):
         return error
     message = str(error)
@@ -110,13 +127,7 @@ def translate(error: ResponseError) -> ResponseError:
         f"'{family}" in lowered for family in _FAMILIES
     ):
         return ModuleNotLoaded(f"{_LOAD_HINT} ({message})")
-    kind: Optional[Type[RecipeError]] = None
-    for start, cls in _BY_START:
-        if text.startswith(start):
-            kind = cls
-            break
-    if kind is None and "such an action can never be allowed" in text:
-        kind = CostTooHigh
-    if kind is None:
-        return error
-    return kind(message)
+    for kind in KINDS:
+        if text.startswith(kind.start) and kind.containing in text:
+            return kind.cls(message)
+    return error

@@ -29,18 +29,18 @@ class IdGenerator(Recipe):
         self.key = key
 
     @recipe
-    def produce(self) -> Steps:
+    def produce(self) -> Steps[int]:
         """The next ID."""
         return int((yield ("IDGEN.NEXT", self.key)))
 
     @recipe
-    def produce_many(self, count: int) -> Steps:
+    def produce_many(self, count: int) -> Steps[range]:
         """``count`` consecutive IDs at once (a segment to hand out locally)."""
         first = int((yield ("IDGEN.NEXT", self.key, "COUNT", count)))
         return range(first, first + count)
 
     @recipe
-    def reserve(self, n: int) -> Steps:
+    def reserve(self, n: int) -> Steps[bool]:
         """The book's: reserves IDs up to ``n`` before the generator is first
         used. True when reserved, False when the generator already has a value
         (IDs produced or reserved; nothing changes). ``raise_floor`` works at
@@ -48,14 +48,14 @@ class IdGenerator(Recipe):
         return (yield ("SET", self.key, _floor(n), "NX")) is not None
 
     @recipe
-    def raise_floor(self, n: int) -> Steps:
+    def raise_floor(self, n: int) -> Steps[bool]:
         """Makes sure IDs up to ``n`` are never handed out, at any time: True
         when the generator was raised to ``n``, False when it was already
         there (it never lowers the generator)."""
-        return (yield ("IDGEN.RESERVE", self.key, n)) == 1
+        return bool((yield ("IDGEN.RESERVE", self.key, n)) == 1)
 
     @recipe
-    def current(self) -> Steps:
+    def current(self) -> Steps[int]:
         """The last ID handed out or reserved (0 when never used)."""
         return int((yield ("IDGEN.CURRENT", self.key)))
 
@@ -69,25 +69,29 @@ class HashIdGenerator(Recipe):
         self.key = key
 
     @recipe
-    def produce(self, name: str) -> Steps:
+    def produce(self, name: str) -> Steps[int]:
+        """The next ID of generator ``name``."""
         return int((yield ("IDGEN.NEXT", self.key, "FIELD", name)))
 
     @recipe
-    def produce_many(self, name: str, count: int) -> Steps:
+    def produce_many(self, name: str, count: int) -> Steps[range]:
+        """``count`` consecutive IDs of generator ``name`` at once."""
         first = int((yield ("IDGEN.NEXT", self.key, "FIELD", name, "COUNT", count)))
         return range(first, first + count)
 
     @recipe
-    def reserve(self, name: str, n: int) -> Steps:
+    def reserve(self, name: str, n: int) -> Steps[bool]:
         """The book's: True when IDs up to ``n`` are reserved for ``name``,
         False when that generator already has a value (nothing changes)."""
-        return (yield ("HSETNX", self.key, name, _floor(n))) == 1
+        return bool((yield ("HSETNX", self.key, name, _floor(n))) == 1)
 
     @recipe
-    def raise_floor(self, name: str, n: int) -> Steps:
+    def raise_floor(self, name: str, n: int) -> Steps[bool]:
         """``IdGenerator.raise_floor`` for ``name``: at any time, never lowering."""
-        return (yield ("IDGEN.RESERVE", self.key, n, "FIELD", name)) == 1
+        return bool((yield ("IDGEN.RESERVE", self.key, n, "FIELD", name)) == 1)
 
     @recipe
-    def current(self, name: str) -> Steps:
+    def current(self, name: str) -> Steps[int]:
+        """The last ID of generator ``name`` handed out or reserved (0 when
+        never used)."""
         return int((yield ("IDGEN.CURRENT", self.key, "FIELD", name)))

@@ -3,13 +3,14 @@ fencing tokens (the book's ``Lock``, ``AutoReleaseLock`` and
 ``IdentityLock``)."""
 
 import uuid
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
-from ._core import FOREVER, Recipe, Renewer, Steps, ms, recipe, waiting
+from ._core import FOREVER, Recipe, Request, Steps, ms, recipe, waiting
+from ._held import Held, Runner
 from .errors import LockLost, LockNotAcquired
 
 
-class Lock(Recipe):
+class Lock(Recipe, Held["Lock"]):
     """A lock held by this object's token.
 
     ``acquire()`` tries once (the book's); ``acquire(timeout=s)`` waits up to
@@ -20,10 +21,17 @@ class Lock(Recipe):
 
     As a context manager it waits ``wait`` seconds (None: forever) and raises
     ``LockNotAcquired`` if the lock stays taken. With ``renew=True`` (and a
-    ``ttl``) a background renewer extends the lease every ``ttl / 3`` while
-    the block runs. If the lease is lost anyway (renewal off and the block
-    outlived ``ttl``, or another client took the lock), ``on_lost(lock)`` is
-    called, or without it ``LockLost`` is raised when the block ends.
+    ``ttl``) a background renewer (a thread; a task with
+    ``redis_recipes.asyncio``) extends the lease to ``ttl`` seconds every
+    ``ttl / 3`` seconds while the block runs. A renewal that fails (a
+    dropped connection, a timeout) is tried again while the lease lasts. The
+    lease is lost when the server answers that this token no longer holds
+    the lock (another client took it, or it was deleted), when renewals
+    failed until the lease's end, or, without renewal, when the block
+    outlived ``ttl``; then the renewer stops and ``on_lost(lock)`` is called
+    once (from the renewer's thread or task, as soon as it knows; else when
+    the block ends), or without it ``LockLost`` is raised when the block
+    ends.
 
     A wait holds one connection until the server answers. The command is
     sent once (never again by redis-py's retries, which would put it at the
@@ -59,12 +67,12 @@ class Lock(Recipe):
         self.on_lost = on_lost
         self.fencing_token: Optional[int] = None
         self.lost = False
-        self._renewer: Any = None
+        self._renewer = None
 
-    def _acquire_words(self, timeout: Optional[float]) -> tuple:
+    def _acquire_words(self, timeout: Optional[float]) -> Request:
         # NX: a lock this token already holds is not taken again (False), as
         # the book's SET NX answers.
-        words: tuple = ("LOCK.ACQUIRE", self.key, self.token, "NX")
+        words: Request = ("LOCK.ACQUIRE", self.key, self.token, "NX")
         if self.ttl is not None:
             words += ("PX", ms(self.ttl))
         if timeout is not None:
@@ -74,8 +82,9 @@ class Lock(Recipe):
         return words
 
     @recipe
-    def acquire(self, timeout: Optional[float] = None) -> Steps:
-        """True when this token now holds the lock."""
+    def acquire(self, timeout: Optional[float] = None) -> Steps[bool]:
+        """True when this token now holds the lock; ``timeout``: the most
+        seconds to wait for it in the server's queue (None: one try)."""
         reply = yield waiting(self._acquire_words(timeout), timeout)
         if reply is None:
             return False
@@ -85,58 +94,54 @@ class Lock(Recipe):
         return True
 
     @recipe
-    def release(self) -> Steps:
-        """True when this token held the lock and released it."""
+    def release(self) -> Steps[bool]:
+        """True when this token held the lock and released it (the
+        renewer, if any, stops first)."""
         self._stop_renewer()
-        return (yield ("LOCK.RELEASEIF", self.key, self.token)) == 1
+        return bool((yield ("LOCK.RELEASEIF", self.key, self.token)) == 1)
 
     @recipe
-    def extend(self, ttl: Optional[float] = None) -> Steps:
-        """Makes the lease end ``ttl`` (default: the lock's) seconds from now;
-        False when this token no longer holds the lock."""
+    def extend(self, ttl: Optional[float] = None) -> Steps[bool]:
+        """Makes the lease end ``ttl`` seconds (default: the lock's ``ttl``)
+        from now; False when this token no longer holds the lock."""
         seconds = ttl if ttl is not None else self.ttl
         if seconds is None:
             raise ValueError("extend needs a ttl")
-        return (yield ("LOCK.EXTEND", self.key, self.token, "PX", ms(seconds))) == 1
+        return bool((yield ("LOCK.EXTEND", self.key, self.token, "PX", ms(seconds))) == 1)
 
-    # ---- the context manager and the renewer (thread) ---------------------
+    # ---- the context manager (see ``_held``) -------------------------------
 
     def __enter__(self) -> "Lock":
-        if not self.acquire(timeout=self.wait if self.wait is not None else FOREVER):
-            raise LockNotAcquired(f"lock {self.key!r} is held by another client")
-        if self.renew and self.ttl is not None:
-            self._start_renewer()
+        self._drive(self._entering())
         return self
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        self._stop_renewer()
-        released = self.release()
-        self._finish(released, kind is None)
+    def _taking(self) -> Steps["Lock"]:
+        if not (yield from Lock.acquire.steps(self, self.wait if self.wait is not None else FOREVER)):
+            raise LockNotAcquired(f"lock {self.key!r} is held by another client")
+        return self
 
-    def _finish(self, released: bool, raise_lost: bool) -> None:
-        if not released and not self.lost:
-            self._lose()
-        if self.lost and self.on_lost is None and raise_lost:
-            raise LockLost(f"lock {self.key!r} was lost before the block ended")
+    def _giving_back(self) -> Steps[bool]:
+        return (yield from Lock.release.steps(self))
 
-    def _lose(self) -> None:
-        self.lost = True
-        if self.on_lost is not None:
-            self.on_lost(self)
+    def _renewal(self) -> Optional[Tuple[Request, float]]:
+        if not self.renew or self.ttl is None:
+            return None
+        return ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl)), self.ttl
 
-    def _start_renewer(self) -> None:
-        words = ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl or 0))
-        self._renewer = Renewer(self.client, words, (self.ttl or 0) / 3, self._lose)
+    def _runner(self) -> Runner:
+        return self
 
-    def _stop_renewer(self) -> None:
-        renewer, self._renewer = self._renewer, None
-        if renewer is not None:
-            renewer.stop()
+    def _subject(self) -> "Lock":
+        return self
+
+    def _lost_error(self) -> Exception:
+        return LockLost(f"lock {self.key!r} was lost before the block ended")
 
 
 class AutoReleaseLock(Recipe):
-    """The book's lock that releases itself ``timeout`` seconds (or ms, with
-    ``unit="ms"``) after it was taken; only its taker can release it early."""
+    """The book's lock that releases itself ``timeout`` seconds (or
+    milliseconds, with ``unit="ms"``) after it was taken; only its taker can
+    release it early."""
 
     def __init__(self, client: Any, key: str, *, token: Optional[str] = None) -> None:
         super().__init__(client)
@@ -144,15 +149,18 @@ class AutoReleaseLock(Recipe):
         self.token = token if token is not None else uuid.uuid4().hex
 
     @recipe
-    def acquire(self, timeout: float, unit: str = "sec") -> Steps:
+    def acquire(self, timeout: float, unit: str = "sec") -> Steps[bool]:
+        """True when taken, for ``timeout`` seconds (``unit="sec"``) or
+        milliseconds (``unit="ms"``); False while another holds it."""
         if unit not in ("sec", "ms"):
             raise ValueError('unit is "sec" or "ms"')
         lease = ms(timeout) if unit == "sec" else max(1, int(timeout))
         return (yield ("LOCK.ACQUIRE", self.key, self.token, "PX", lease, "NX")) is not None
 
     @recipe
-    def release(self) -> Steps:
-        return (yield ("LOCK.RELEASEIF", self.key, self.token)) == 1
+    def release(self) -> Steps[bool]:
+        """True when this token held the lock and released it."""
+        return bool((yield ("LOCK.RELEASEIF", self.key, self.token)) == 1)
 
 
 class IdentityLock(Recipe):
@@ -164,14 +172,15 @@ class IdentityLock(Recipe):
         self.key = key
 
     @recipe
-    def acquire(self, password: str, timeout: Optional[float] = None) -> Steps:
-        """True when ``password`` now holds the lock (``timeout``: seconds to
-        wait in the queue)."""
-        words: tuple = ("LOCK.ACQUIRE", self.key, password, "NX")
+    def acquire(self, password: str, timeout: Optional[float] = None) -> Steps[bool]:
+        """True when ``password`` now holds the lock (``timeout``: the most
+        seconds to wait in the server's queue; None: one try)."""
+        words: Request = ("LOCK.ACQUIRE", self.key, password, "NX")
         if timeout is not None:
             words += ("WAIT", ms(timeout))
         return (yield waiting(words, timeout)) is not None
 
     @recipe
-    def release(self, password: str) -> Steps:
-        return (yield ("LOCK.RELEASEIF", self.key, password)) == 1
+    def release(self, password: str) -> Steps[bool]:
+        """True when ``password`` held the lock and released it."""
+        return bool((yield ("LOCK.RELEASEIF", self.key, password)) == 1)

@@ -4,7 +4,8 @@ first-come-first-served wait."""
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ._core import FOREVER, Recipe, Renewer, Steps, as_dict, ms, recipe, text, waiting
+from ._core import FOREVER, Recipe, Request, Steps, as_dict, ms, recipe, text, waiting
+from ._held import Held, Runner
 from .errors import LeaseLost, NoResourceFree
 
 
@@ -22,11 +23,16 @@ class ResourcePool(Recipe):
     ``acquire``, ``release``, ``available_count``, ``occupied_count``,
     ``total_count``) return what the book's do.
 
-    ``with pool.lease(timeout=5) as resource:`` acquires (raising
-    ``NoResourceFree`` if none comes free in time) and releases at the end;
-    with ``renew=True`` (and a ``ttl``) a background renewer extends the
-    lease every ``ttl / 3`` while the block runs. A lease lost anyway calls
-    ``on_lost(resource)``, or without it raises ``LeaseLost`` at the end.
+    ``with pool.lease(timeout=5) as resource:`` acquires, waiting up to
+    ``timeout`` seconds (raising ``NoResourceFree`` if none comes free in
+    time), and releases at the end; with ``renew=True`` (and a ``ttl``) a
+    background renewer (a thread; a task with ``redis_recipes.asyncio``)
+    extends the lease to ``ttl`` seconds every ``ttl / 3`` seconds while the
+    block runs, trying a failed renewal again while the lease lasts. A lease
+    lost (the server answers that this owner no longer holds the resource,
+    renewals failed until the lease's end, or the block outlived an unrenewed
+    ``ttl``) stops the renewer and calls ``on_lost(resource)`` once, or
+    without it raises ``LeaseLost`` when the block ends (see ``Lock``).
 
     A wait is sent once and read past its end, whatever the client's
     ``socket_timeout``, keeping its place in the queue (see ``Lock``)."""
@@ -45,7 +51,7 @@ class ResourcePool(Recipe):
         self.ttl = ttl
 
     @recipe
-    def associate(self, resource: str, *more: str) -> Steps:
+    def associate(self, resource: str, *more: str) -> Steps[bool]:
         """The book's: adds ``resource`` to the pool, free. True when it was
         new to the pool, False when it was already there. Beyond the book,
         several at once: True when every one was new."""
@@ -53,15 +59,15 @@ class ResourcePool(Recipe):
         return int((yield ("POOL.ADD", self.key, *resources))) == len(resources)
 
     @recipe
-    def disassociate(self, resource: str, *more: str) -> Steps:
+    def disassociate(self, resource: str, *more: str) -> Steps[bool]:
         """The book's: removes ``resource`` from the pool (free or held). True
         when it was there, False when it was not. Beyond the book, several at
         once: True when every one was there."""
         resources = (resource, *more)
         return int((yield ("POOL.REMOVE", self.key, *resources))) == len(resources)
 
-    def _acquire_words(self, timeout: Optional[float], ttl: Optional[float]) -> Tuple[Any, ...]:
-        words: Tuple[Any, ...] = ("POOL.ACQUIRE", self.key, self.owner)
+    def _acquire_words(self, timeout: Optional[float], ttl: Optional[float]) -> Request:
+        words: Request = ("POOL.ACQUIRE", self.key, self.owner)
         lease = ttl if ttl is not None else self.ttl
         if lease is not None:
             words += ("PX", ms(lease))
@@ -70,49 +76,53 @@ class ResourcePool(Recipe):
         return words
 
     @recipe
-    def acquire(self, timeout: Optional[float] = None, ttl: Optional[float] = None) -> Steps:
-        """The resource now held by this owner, or None."""
+    def acquire(self, timeout: Optional[float] = None, ttl: Optional[float] = None) -> Steps[Optional[str]]:
+        """The resource now held by this owner, or None. ``timeout``: the
+        most seconds to wait for one in the server's queue (None: one try);
+        ``ttl``: the lease in seconds (default: the pool object's)."""
         return text((yield waiting(self._acquire_words(timeout, ttl), timeout)))
 
     @recipe
-    def release(self, resource: str) -> Steps:
+    def release(self, resource: str) -> Steps[bool]:
         """True when this owner held ``resource`` and freed it."""
-        return (yield ("POOL.RELEASE", self.key, resource, self.owner)) == 1
+        return bool((yield ("POOL.RELEASE", self.key, resource, self.owner)) == 1)
 
     @recipe
-    def renew(self, resource: str, ttl: Optional[float] = None) -> Steps:
+    def renew(self, resource: str, ttl: Optional[float] = None) -> Steps[bool]:
         """Makes this owner's lease on ``resource`` end ``ttl`` (default: the
         pool object's) seconds from now; False when it no longer holds it."""
         seconds = ttl if ttl is not None else self.ttl
         if seconds is None:
             raise ValueError("renew needs a ttl")
-        return (yield ("POOL.RENEW", self.key, resource, self.owner, "PX", ms(seconds))) == 1
+        return bool((yield ("POOL.RENEW", self.key, resource, self.owner, "PX", ms(seconds))) == 1)
 
     @recipe
-    def info(self) -> Steps:
+    def info(self) -> Steps[Dict[str, int]]:
         """``size``, ``free``, ``held`` and ``waiting``."""
         return {name: int(value) for name, value in as_dict((yield ("POOL.INFO", self.key))).items()}
 
     @recipe
-    def size(self) -> Steps:
+    def size(self) -> Steps[int]:
         """How many resources the pool has, free or held."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["size"])
 
     @recipe
-    def total_count(self) -> Steps:
+    def total_count(self) -> Steps[int]:
         """The book's name for ``size()``."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["size"])
 
     @recipe
-    def available_count(self) -> Steps:
+    def available_count(self) -> Steps[int]:
+        """How many resources are free."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["free"])
 
     @recipe
-    def occupied_count(self) -> Steps:
+    def occupied_count(self) -> Steps[int]:
+        """How many resources are held."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["held"])
 
     @recipe
-    def holders(self) -> Steps:
+    def holders(self) -> Steps[Dict[str, Tuple[str, Optional[int]]]]:
         """``{resource: (owner, lease end in Unix ms or None)}``."""
         rows: List[Any] = (yield ("POOL.HOLDERS", self.key)) or []
         held: Dict[str, Tuple[str, Optional[int]]] = {}
@@ -128,12 +138,15 @@ class ResourcePool(Recipe):
         renew: bool = False,
         on_lost: Optional[Callable[[str], Any]] = None,
     ) -> "Lease":
-        """A context manager holding one resource for the block."""
+        """A context manager holding one resource for the block: it waits
+        up to ``timeout`` seconds for one (None: forever), leased for
+        ``ttl`` seconds (default: the pool object's); see the class."""
         return Lease(self, timeout, ttl if ttl is not None else self.ttl, renew, on_lost)
 
 
-class Lease:
-    """One resource of a ``ResourcePool`` held for a ``with`` block."""
+class Lease(Held[str]):
+    """One resource of a ``ResourcePool`` held for a ``with`` block (see
+    ``ResourcePool.lease``); ``timeout`` and ``ttl`` are in seconds."""
 
     def __init__(
         self,
@@ -150,36 +163,34 @@ class Lease:
         self.on_lost = on_lost
         self.resource: Optional[str] = None
         self.lost = False
-        self._renewer: Any = None
+        self._renewer = None
 
-    def _taken(self, resource: Optional[str]) -> str:
+    def __enter__(self) -> str:
+        resource: str = self.pool._drive(self._entering())
+        return resource
+
+    def _taking(self) -> Steps[str]:
+        resource = yield from ResourcePool.acquire.steps(self.pool, self.timeout, self.ttl)
         if resource is None:
             raise NoResourceFree(f"no resource of pool {self.pool.key!r} came free in time")
         self.resource = resource
         return resource
 
-    def _renew_words(self) -> Tuple[Any, ...]:
-        return ("POOL.RENEW", self.pool.key, self.resource, self.pool.owner, "PX", ms(self.ttl or 0))
+    def _giving_back(self) -> Steps[bool]:
+        if self.resource is None:
+            return False
+        return (yield from ResourcePool.release.steps(self.pool, self.resource))
 
-    def _lose(self) -> None:
-        self.lost = True
-        if self.on_lost is not None and self.resource is not None:
-            self.on_lost(self.resource)
+    def _renewal(self) -> Optional[Tuple[Request, float]]:
+        if not self.renew or self.ttl is None:
+            return None
+        return ("POOL.RENEW", self.pool.key, self.resource, self.pool.owner, "PX", ms(self.ttl)), self.ttl
 
-    def _finish(self, released: bool, raise_lost: bool) -> None:
-        if not released and not self.lost:
-            self._lose()
-        if self.lost and self.on_lost is None and raise_lost:
-            raise LeaseLost(f"resource {self.resource!r} of pool {self.pool.key!r} was lost")
+    def _runner(self) -> Runner:
+        return self.pool
 
-    def __enter__(self) -> str:
-        resource = self._taken(self.pool.acquire(timeout=self.timeout, ttl=self.ttl))
-        if self.renew and self.ttl is not None:
-            self._renewer = Renewer(self.pool.client, self._renew_words(), self.ttl / 3, self._lose)
-        return resource
+    def _subject(self) -> Optional[str]:
+        return self.resource
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        if self._renewer is not None:
-            self._renewer.stop()
-            self._renewer = None
-        self._finish(self.pool.release(self.resource), kind is None)
+    def _lost_error(self) -> Exception:
+        return LeaseLost(f"resource {self.resource!r} of pool {self.pool.key!r} was lost")

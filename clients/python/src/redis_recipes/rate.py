@@ -4,7 +4,7 @@ sliding window, several limits at once."""
 import math
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
-from ._core import Recipe, Steps, as_dict, ms, recipe
+from ._core import Recipe, Request, Steps, as_dict, ms, recipe
 
 
 class Decision(NamedTuple):
@@ -43,7 +43,8 @@ class RateLimiter(Recipe):
     ``peek`` answer a ``Decision``; ``also=[(interval, maximum), …]`` adds
     limits checked with the first all at once, ``burst`` lets an idle user
     act that many times at once (GCRA; default ``maximum``), ``sliding=True``
-    counts an exact sliding window instead."""
+    counts an exact sliding window instead. Every ``interval`` is in seconds
+    (sent to the server in milliseconds)."""
 
     def __init__(
         self,
@@ -65,8 +66,8 @@ class RateLimiter(Recipe):
     def key(self, uid: Any) -> str:
         return f"RateLimiter:{self.action}:{uid}"
 
-    def _words(self, command: str, uid: Any, cost: int) -> tuple:
-        words: tuple = (command, self.key(uid))
+    def _words(self, command: str, uid: Any, cost: int) -> Request:
+        words: Request = (command, self.key(uid))
         for at, (interval, maximum) in enumerate(self.limits):
             if at:
                 words += ("AND",)
@@ -80,27 +81,27 @@ class RateLimiter(Recipe):
         return words
 
     @recipe
-    def limit(self, uid: Any, cost: int = 1) -> Steps:
+    def limit(self, uid: Any, cost: int = 1) -> Steps[Decision]:
         """Decides an action of weight ``cost`` and consumes it if allowed."""
         return _decision((yield self._words("RATE.LIMIT", uid, cost)))
 
     @recipe
-    def peek(self, uid: Any, cost: int = 1) -> Steps:
+    def peek(self, uid: Any, cost: int = 1) -> Steps[Decision]:
         """Whether an action would be allowed now, consuming nothing."""
         return _decision((yield self._words("RATE.PEEK", uid, cost)))
 
     @recipe
-    def is_permitted(self, uid: Any) -> Steps:
+    def is_permitted(self, uid: Any) -> Steps[bool]:
         """The book's check: True (and counted) when the user may act now."""
         return not _decision((yield self._words("RATE.LIMIT", uid, 1))).limited
 
     @recipe
-    def remaining(self, uid: Any) -> Steps:
+    def remaining(self, uid: Any) -> Steps[int]:
         """How many more actions the user may take now."""
         return _decision((yield self._words("RATE.PEEK", uid, 1))).remaining
 
     @recipe
-    def duration(self, uid: Any) -> Steps:
+    def duration(self, uid: Any) -> Steps[Optional[int]]:
         """The book's: how many seconds (rounded up) until the user may act
         again, or None when the user may act now."""
         decision = _decision((yield self._words("RATE.PEEK", uid, 1)))
@@ -109,7 +110,7 @@ class RateLimiter(Recipe):
         return max(1, math.ceil(decision.retry_after_ms / 1000))
 
     @recipe
-    def revoke(self, uid: Any) -> Steps:
+    def revoke(self, uid: Any) -> Steps[None]:
         """The book's: forgets the user's limiter (the next action starts
         from full limits). None, as the book's."""
         yield ("RATE.RESET", self.key(uid))

@@ -1,42 +1,76 @@
 """The same classes for ``redis.asyncio`` clients: every method returns a
 coroutine (``await IdGenerator(client, "user::id").produce()``), and ``Lock``
-is an async context manager (``async with Lock(client, key, ttl=30):``)."""
+and ``ResourcePool.lease`` are async context managers (``async with
+Lock(client, key, ttl=30):``); ``with`` on them raises ``TypeError``. Their
+renewers are tasks of the running loop. Arguments and units (seconds) are
+the sync classes'."""
+
+from __future__ import annotations
 
 import asyncio
 import contextlib
 import math
-from typing import Any, Dict
+from typing import Any, Callable, Dict, NoReturn, Optional
 
 import redis.asyncio
-from redis.exceptions import ResponseError, TimeoutError
+from redis.exceptions import SlotNotCoveredError, TimeoutError
 
 from .. import article, cache, idgen, idpool, lock, pool, rate
-from .._core import FOREVER, LONG_READS, REROUTED, Request, Steps, ms, read_timeout, split
-from ..errors import LockNotAcquired, translate
+from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
+from .._held import Holder
 from ..rate import Decision
 
 
+def _twin_doc(cls: type) -> None:
+    """Gives an asyncio class without a docstring its sync class's (its
+    last base)."""
+    if cls.__doc__ is None:
+        cls.__doc__ = cls.__bases__[-1].__doc__
+
+
 class AsyncDriver:
-    """Runs a class's command generators on an asyncio client."""
+    """Runs a class's command generators on an asyncio client (see
+    ``redis_recipes._core``)."""
 
     client: Any
 
-    async def _drive(self, steps: Steps) -> Any:
-        try:
-            request = next(steps)
-            while True:
-                words, options, wait = split(request)
-                try:
-                    if wait is None:
-                        reply = await self.client.execute_command(*words, **options)
-                    else:
-                        reply = await send_waiting(self.client, words, options, wait)
-                except ResponseError as error:
-                    request = steps.throw(translate(error))
-                else:
-                    request = steps.send(reply)
-        except StopIteration as done:
-            return done.value
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _twin_doc(cls)
+
+    async def _drive(self, steps: Steps[Any]) -> Any:
+        run = Run(steps)
+        while not run.done:
+            try:
+                reply = await self._send(run.request)
+            except Exception as error:
+                run.throw(error)
+            else:
+                run.send(reply)
+        return run.value
+
+    async def _send(self, request: Request) -> Any:
+        if isinstance(request, Pause):
+            return await asyncio.sleep(request.seconds)
+        words, options, wait = split(request)
+        if wait is None:
+            return await self.client.execute_command(*words, **options)
+        return await send_waiting(self.client, words, options, wait)
+
+    def _background(self, steps: Steps[None], name: str) -> BackgroundTask:
+        """Runs ``steps`` as a task of the running loop, on this client."""
+        return BackgroundTask(self, steps, name)
+
+
+class BackgroundTask:
+    """Steps driven as a task until they end or ``stop()`` cancels it."""
+
+    def __init__(self, driver: AsyncDriver, steps: Steps[None], name: str) -> None:
+        self._task = asyncio.get_running_loop().create_task(driver._drive(steps), name=name)
+
+    def stop(self) -> None:
+        """Cancels the task (it stops at its next pause or command)."""
+        self._task.cancel()
 
 
 async def send_waiting(client: Any, words: Request, options: Dict[str, Any], wait: float) -> Any:
@@ -49,6 +83,8 @@ async def send_waiting(client: Any, words: Request, options: Dict[str, Any], wai
     if isinstance(client, redis.asyncio.RedisCluster):
         try:
             node = client.get_node_from_key(words[1])
+            if node is None:  # not in the client's map yet
+                raise SlotNotCoveredError(f"no node known for {words[1]!r}")
             connection = node.acquire_connection()
             try:
                 reply = await exchange(connection, words, wait)
@@ -86,91 +122,77 @@ async def exchange(connection: Any, words: Request, wait: float) -> Any:
         raise TimeoutError(f"{words[0]}: no reply {limit:g} s after it was sent (its wait: {wait:g} s)") from None
 
 
-def _twin(cls: type) -> type:
-    return type(cls.__name__, (AsyncDriver, cls), {"__doc__": cls.__doc__, "__module__": __name__})
+class IdGenerator(AsyncDriver, idgen.IdGenerator): ...
 
 
-IdGenerator: Any = _twin(idgen.IdGenerator)
-HashIdGenerator: Any = _twin(idgen.HashIdGenerator)
-Article: Any = _twin(article.Article)
-SlugIndex: Any = _twin(article.SlugIndex)
-Cache: Any = _twin(cache.Cache)
-JsonCache: Any = _twin(cache.JsonCache)
-HashCache: Any = _twin(cache.HashCache)
-IdPool: Any = _twin(idpool.IdPool)
-RateLimiter: Any = _twin(rate.RateLimiter)
-AutoReleaseLock: Any = _twin(lock.AutoReleaseLock)
-IdentityLock: Any = _twin(lock.IdentityLock)
+class HashIdGenerator(AsyncDriver, idgen.HashIdGenerator): ...
+
+
+class Article(AsyncDriver, article.Article): ...
+
+
+class SlugIndex(AsyncDriver, article.SlugIndex): ...
+
+
+class Cache(AsyncDriver, cache.Cache): ...
+
+
+class JsonCache(AsyncDriver, cache.JsonCache): ...
+
+
+class HashCache(AsyncDriver, cache.HashCache): ...
+
+
+class IdPool(AsyncDriver, idpool.IdPool): ...
+
+
+class RateLimiter(AsyncDriver, rate.RateLimiter): ...
+
+
+class AutoReleaseLock(AsyncDriver, lock.AutoReleaseLock): ...
+
+
+class IdentityLock(AsyncDriver, lock.IdentityLock): ...
+
+
+class AsyncHeld:
+    """``async with`` for a lock or a lease (the steps are ``_held``'s);
+    ``with`` raises ``TypeError`` rather than take nothing."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _twin_doc(cls)
+
+    def __enter__(self) -> NoReturn:
+        raise TypeError(
+            f"{type(self).__name__} of redis_recipes.asyncio is an async context manager: "
+            "use 'async with', not 'with'"
+        )
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> NoReturn:
+        self.__enter__()
+
+    async def __aexit__(self: Holder, kind: Any, error: Any, trace: Any) -> None:
+        await self._runner()._drive(self._exiting(kind is None))
 
 
 class ResourcePool(AsyncDriver, pool.ResourcePool):
-    __doc__ = pool.ResourcePool.__doc__
-
-    def lease(self, timeout: Any = None, *, ttl: Any = None, renew: bool = False, on_lost: Any = None) -> "Lease":
-        """An async context manager holding one resource for the block."""
+    def lease(self, timeout: Optional[float] = None, *, ttl: Optional[float] = None, renew: bool = False,
+              on_lost: Optional[Callable[[str], Any]] = None) -> Lease:
+        """The sync class's ``lease`` (``timeout`` and ``ttl`` in seconds), for ``async with``."""
         return Lease(self, timeout, ttl if ttl is not None else self.ttl, renew, on_lost)
 
 
-class Lease(pool.Lease):
-    __doc__ = pool.Lease.__doc__
-
+class Lease(AsyncHeld, pool.Lease):
     async def __aenter__(self) -> str:
-        resource = self._taken(await self.pool.acquire(timeout=self.timeout, ttl=self.ttl))
-        if self.renew and self.ttl is not None:
-            self._renewer = _renewer(self.pool.client, self._renew_words(), self.ttl / 3, self._lose)
+        resource: str = await self.pool._drive(self._entering())
         return resource
 
-    async def __aexit__(self, kind: Any, error: Any, trace: Any) -> None:
-        if self._renewer is not None:
-            self._renewer.cancel()
-            self._renewer = None
-        self._finish(await self.pool.release(self.resource), kind is None)
 
-
-class Lock(AsyncDriver, lock.Lock):
-    __doc__ = lock.Lock.__doc__
-
-    async def __aenter__(self) -> "Lock":
-        if not await self.acquire(timeout=self.wait if self.wait is not None else FOREVER):
-            raise LockNotAcquired(f"lock {self.key!r} is held by another client")
-        if self.renew and self.ttl is not None:
-            self._start_renewer()
+class Lock(AsyncHeld, AsyncDriver, lock.Lock):
+    async def __aenter__(self) -> Lock:
+        await self._drive(self._entering())
         return self
-
-    async def __aexit__(self, kind: Any, error: Any, trace: Any) -> None:
-        self._stop_renewer()
-        released = await self.release()
-        self._finish(released, kind is None)
-
-    def _start_renewer(self) -> None:
-        words = ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl or 0))
-        self._renewer = _renewer(self.client, words, (self.ttl or 0) / 3, self._lose)
-
-    def _stop_renewer(self) -> None:
-        renewer, self._renewer = self._renewer, None
-        if renewer is not None:
-            renewer.cancel()
-
-
-def _renewer(client: Any, words: tuple, period: float, lost: Any) -> "asyncio.Task[None]":
-    """The asyncio form of ``Renewer``: a task sending ``words`` every
-    ``period`` seconds until cancelled, calling ``lost()`` once the lease is
-    gone."""
-
-    async def renew() -> None:
-        while True:
-            await asyncio.sleep(period)
-            try:
-                held = await client.execute_command(*words) == 1
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a dropped connection: try again next period
-                continue
-            if not held:
-                lost()
-                return
-
-    return asyncio.get_running_loop().create_task(renew())
 
 
 __all__ = [

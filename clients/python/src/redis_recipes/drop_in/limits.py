@@ -75,11 +75,14 @@ def window_ms(expiry: float) -> int:
 
 
 def acquiring(key: str, limit: int, expiry: float, amount: int) -> Tuple[Any, ...]:
+    """``RATE.LIMIT`` for ``amount`` hits, at most ``limit`` per ``expiry``
+    seconds."""
     words: Tuple[Any, ...] = ("RATE.LIMIT", key, limit, window_ms(expiry), "SLIDING")
     return words if amount == 1 else (*words, "COST", amount)
 
 
 def peeking(key: str, limit: int, expiry: float) -> Tuple[Any, ...]:
+    """``RATE.PEEK`` of the hits in the last ``expiry`` seconds."""
     return ("RATE.PEEK", key, limit, window_ms(expiry), "SLIDING", "WITHREFILL")
 
 
@@ -92,8 +95,9 @@ def allowed(reply: Any) -> bool:
 
 def moving_window(reply: Any, limit: int, expiry: float, now: float) -> Tuple[float, int]:
     """``(start, count)`` from a ``RATE.PEEK … WITHREFILL`` reply made at
-    ``now``: the hits the window counts, and when the oldest of them was
-    allowed (``now`` when it counts none)."""
+    ``now`` (Unix seconds) for a window of ``expiry`` seconds: the hits the
+    window counts, and when the oldest of them was allowed (``now`` when it
+    counts none)."""
     if isinstance(reply, dict):
         fields = as_dict(reply)
         remaining, refill_ms = fields["remaining"], fields["refill_after_ms"]
@@ -130,7 +134,8 @@ class RecipesStorage(RedisStorage):
 
     def _run(self, words: Tuple[Any, ...], readonly: bool = False) -> Any:
         try:
-            return self.get_connection(readonly).execute_command(*words)
+            connection: Any = self.get_connection(readonly)
+            return connection.execute_command(*words)
         except ResponseError as error:
             raise translate(error) from None
 
@@ -144,8 +149,8 @@ class RecipesStorage(RedisStorage):
         return allowed(self._run(acquiring(self.prefixed_key(key), limit, expiry, amount)))
 
     def get_moving_window(self, key: str, limit: int, expiry: int) -> Tuple[float, int]:
-        """``(when the oldest hit in the window was allowed, the hits it
-        counts)``; ``(now, 0)`` for an empty window."""
+        """``(when the oldest hit in the last ``expiry`` seconds was
+        allowed, the hits they count)``; ``(now, 0)`` for an empty window."""
         now = time.time()
         if limit < 1:
             return now, 0
@@ -182,7 +187,8 @@ class AsyncRecipesStorage(AsyncRedisStorage):
 
     async def _run(self, words: Tuple[Any, ...], readonly: bool = False) -> Any:
         try:
-            return await self.bridge.get_connection(readonly).execute_command(*words)
+            bridge: Any = self.bridge  # the redis.asyncio bridge
+            return await bridge.get_connection(readonly).execute_command(*words)
         except ResponseError as error:
             raise translate(error) from None
 
@@ -196,8 +202,8 @@ class AsyncRecipesStorage(AsyncRedisStorage):
         return allowed(await self._run(acquiring(self.bridge.prefixed_key(key), limit, expiry, amount)))
 
     async def get_moving_window(self, key: str, limit: int, expiry: int) -> Tuple[float, int]:
-        """``(when the oldest hit in the window was allowed, the hits it
-        counts)``; ``(now, 0)`` for an empty window."""
+        """``(when the oldest hit in the last ``expiry`` seconds was
+        allowed, the hits they count)``; ``(now, 0)`` for an empty window."""
         now = time.time()
         if limit < 1:
             return now, 0

@@ -10,6 +10,8 @@ ms`` makes), so redis-py's lock and this one on the same name exclude each
 other and a fleet can switch one process at a time. Each method is one
 command: ``acquire`` is ``LOCK.ACQUIRE``, ``release`` ``LOCK.RELEASEIF``,
 ``extend`` and ``reacquire`` ``LOCK.EXTEND``; no Lua script is loaded.
+Times are in seconds, as redis-py's (``timeout``, ``blocking_timeout``,
+``extend``'s ``additional_time``), sent to the server in milliseconds.
 
 What differs: a blocking ``acquire`` waits in the server's
 first-come-first-served queue and gets the lock when its holder releases it
@@ -31,16 +33,18 @@ Known differences from redis-py's lock, all in corner cases:
 """
 
 import uuid
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, TypeVar, Union, cast
 
 import redis.asyncio.lock
 import redis.lock
-from redis.exceptions import LockNotOwnedError
+from redis.exceptions import LockError, LockNotOwnedError
 
-from .._core import FOREVER, Recipe, Steps, ms, waiting
+from .._core import FOREVER, Recipe, Request, Steps, ms, waiting
 from ..asyncio import AsyncDriver
 
 Number = Union[int, float]
+Token = Union[str, bytes]
+B = TypeVar("B", bound=bool)
 
 SLICE_MARGIN = 1.0
 """Seconds a wait with no end leaves between one slice's end and the
@@ -61,7 +65,7 @@ def socket_timeout(client: Any) -> Optional[float]:
     ):
         kwargs = getattr(owner, "connection_kwargs", None)
         if isinstance(kwargs, dict) and "socket_timeout" in kwargs:
-            return kwargs["socket_timeout"]
+            return cast(Optional[float], kwargs["socket_timeout"])
     return DEFAULT_SOCKET_TIMEOUT
 
 
@@ -76,8 +80,8 @@ def wait_slice(client: Any) -> float:
     return max(timeout - SLICE_MARGIN, timeout / 2)
 
 
-def acquiring(client: Any, name: Any, lease: Optional[Number], token: bytes,
-              blocking: bool, blocking_timeout: Optional[Number]) -> Steps:
+def acquiring(client: Any, name: Any, lease: Optional[Number], token: Token,
+              blocking: bool, blocking_timeout: Optional[Number]) -> Steps[bool]:
     """The steps of ``acquire``: True once ``token`` holds the lock.
 
     Not blocking, or a ``blocking_timeout`` of 0 or less: one try. A finite
@@ -86,7 +90,7 @@ def acquiring(client: Any, name: Any, lease: Optional[Number], token: bytes,
     None (no end): ``LOCK.ACQUIRE … WAIT`` in slices shorter than the
     socket timeout, sent through the client's ``execute_command``, until one
     gets the lock; each new slice joins the queue at the back."""
-    words: tuple = ("LOCK.ACQUIRE", name, token)
+    words: Request = ("LOCK.ACQUIRE", name, token)
     if lease:
         words += ("PX", int(lease * 1000))
     if not blocking or (blocking_timeout is not None and blocking_timeout <= 0):
@@ -99,19 +103,75 @@ def acquiring(client: Any, name: Any, lease: Optional[Number], token: bytes,
     return True
 
 
-def releasing(name: Any, token: bytes) -> Steps:
+def releasing(name: Any, token: Token) -> Steps[bool]:
     """True when ``token`` held the lock and released it."""
-    return (yield ("LOCK.RELEASEIF", name, token)) == 1
+    return bool((yield ("LOCK.RELEASEIF", name, token)) == 1)
 
 
-def extending(name: Any, token: bytes, milliseconds: int, add: bool) -> Steps:
+def extending(name: Any, token: Token, milliseconds: int, add: bool) -> Steps[bool]:
     """True when ``token`` holds the lock and its lease now ends
     ``milliseconds`` after its current end (``add``) or from now."""
-    words: tuple = ("LOCK.EXTEND", name, token, "PX", milliseconds)
-    return (yield (words + ("ADD",) if add else words)) == 1
+    words: Request = ("LOCK.EXTEND", name, token, "PX", milliseconds)
+    return bool((yield (words + ("ADD",) if add else words)) == 1)
 
 
-class Lock(redis.lock.Lock):
+class _Commands:
+    """The drop-ins' methods as command generators, written once for
+    ``Lock`` and ``AsyncLock`` (each runs them with its client and gives
+    redis-py's signatures)."""
+
+    redis: Any
+    name: Any
+    timeout: Optional[Number]
+    blocking: bool
+    blocking_timeout: Optional[Number]
+    local: Any
+
+    def _encode(self, token: Token) -> bytes:
+        """``token`` as the client sends it."""
+        raise NotImplementedError
+
+    def _error_name(self) -> Optional[str]:
+        """The ``lock_name`` of a ``LockNotOwnedError`` (redis-py's sync lock
+        gives one, its asyncio lock none)."""
+        return None
+
+    def _acquiring(self, blocking: Optional[bool], blocking_timeout: Optional[Number],
+                   token: Optional[Token]) -> Steps[bool]:
+        held = uuid.uuid1().hex.encode() if token is None else self._encode(token)
+        if blocking is None:
+            blocking = self.blocking
+        if blocking_timeout is None:
+            blocking_timeout = self.blocking_timeout
+        if (yield from acquiring(self.redis, self.name, self.timeout, held, blocking, blocking_timeout)):
+            self.local.token = held
+            return True
+        return False
+
+    def _trying(self, token: Token) -> Steps[bool]:
+        return (yield from acquiring(self.redis, self.name, self.timeout, token, False, None))
+
+    def _owned(self, doing: str, steps: Steps[bool]) -> Steps[Literal[True]]:
+        """True when ``steps`` are; else ``LockNotOwnedError``."""
+        if not (yield from steps):
+            raise LockNotOwnedError(f"Cannot {doing} a lock that's no longer owned", lock_name=self._error_name())
+        return True
+
+    def _releasing(self, token: Token) -> Steps[Literal[True]]:
+        return (yield from self._owned("release", releasing(self.name, token)))
+
+    def _extending(self, additional_time: Number, replace_ttl: bool) -> Steps[Literal[True]]:
+        milliseconds = int(additional_time * 1000)
+        return (yield from self._owned("extend", extending(self.name, self.local.token, milliseconds, not replace_ttl)))
+
+    def _reacquiring(self) -> Steps[Literal[True]]:
+        if self.timeout is None:  # redis-py's reacquire checks it first
+            raise LockError("Cannot reacquire a lock with no timeout", lock_name=self._error_name())
+        milliseconds = int(self.timeout * 1000)
+        return (yield from self._owned("reacquire", extending(self.name, self.local.token, milliseconds, False)))
+
+
+class Lock(_Commands, redis.lock.Lock):
     """redis-py's ``redis.lock.Lock`` on the module's LOCK commands: pass
     ``lock_class=Lock`` to ``Redis.lock`` or ``RedisCluster.lock``.
 
@@ -136,15 +196,23 @@ class Lock(redis.lock.Lock):
     def register_scripts(self) -> None:
         """Nothing to load: every method is one module command."""
 
-    def _run(self, steps: Steps) -> Any:
-        return Recipe(self.redis)._drive(steps)
+    def _run(self, steps: Steps[B]) -> B:
+        done: B = Recipe(self.redis)._drive(steps)
+        return done
+
+    def _encode(self, token: Token) -> bytes:
+        encoded: bytes = self.redis.get_encoder().encode(token)
+        return encoded
+
+    def _error_name(self) -> Optional[str]:
+        return cast(Optional[str], self.name)
 
     def acquire(
         self,
         sleep: Optional[Number] = None,
         blocking: Optional[bool] = None,
         blocking_timeout: Optional[Number] = None,
-        token: Optional[Union[str, bytes]] = None,
+        token: Optional[Token] = None,
     ) -> bool:
         """Takes the lock; True once held (see the class for how it waits).
 
@@ -152,38 +220,21 @@ class Lock(redis.lock.Lock):
         seconds to wait (None: no end). ``token`` is the value to hold the
         lock with (str or bytes), a new UUID by default. ``sleep`` is
         accepted for redis-py's signature and unused."""
-        if token is None:
-            token = uuid.uuid1().hex.encode()
-        else:
-            token = self.redis.get_encoder().encode(token)
-        if blocking is None:
-            blocking = self.blocking
-        if blocking_timeout is None:
-            blocking_timeout = self.blocking_timeout
-        if self._run(acquiring(self.redis, self.name, self.timeout, token, blocking, blocking_timeout)):
-            self.local.token = token
-            return True
-        return False
+        return self._run(self._acquiring(blocking, blocking_timeout, token))
 
-    def do_acquire(self, token: Union[str, bytes]) -> bool:
+    def do_acquire(self, token: Token) -> bool:
         """One try, without waiting."""
-        return self._run(acquiring(self.redis, self.name, self.timeout, token, False, None))
+        return self._run(self._trying(token))
 
-    def do_release(self, expected_token: Union[str, bytes]) -> None:
-        if not self._run(releasing(self.name, expected_token)):
-            raise LockNotOwnedError("Cannot release a lock that's no longer owned", lock_name=self.name)
+    def do_release(self, expected_token: Token) -> None:
+        self._run(self._releasing(expected_token))
 
-    def do_extend(self, additional_time: Number, replace_ttl: bool) -> Any:
-        milliseconds = int(additional_time * 1000)
-        if not self._run(extending(self.name, self.local.token, milliseconds, not replace_ttl)):
-            raise LockNotOwnedError("Cannot extend a lock that's no longer owned", lock_name=self.name)
-        return True
+    def do_extend(self, additional_time: Number, replace_ttl: bool) -> Literal[True]:
+        """``additional_time``: seconds."""
+        return self._run(self._extending(additional_time, replace_ttl))
 
-    def do_reacquire(self) -> Any:
-        milliseconds = int(self.timeout * 1000)
-        if not self._run(extending(self.name, self.local.token, milliseconds, False)):
-            raise LockNotOwnedError("Cannot reacquire a lock that's no longer owned", lock_name=self.name)
-        return True
+    def do_reacquire(self) -> Literal[True]:
+        return self._run(self._reacquiring())
 
 
 class _AsyncRunner(AsyncDriver):
@@ -191,7 +242,7 @@ class _AsyncRunner(AsyncDriver):
         self.client = client
 
 
-class AsyncLock(redis.asyncio.lock.Lock):
+class AsyncLock(_Commands, redis.asyncio.lock.Lock):
     """redis-py's ``redis.asyncio.lock.Lock`` on the module's LOCK commands:
     pass ``lock_class=AsyncLock`` to a ``redis.asyncio`` client's ``lock``.
     It waits as ``Lock`` does: in the server's first-come-first-served
@@ -204,52 +255,40 @@ class AsyncLock(redis.asyncio.lock.Lock):
     def register_scripts(self) -> None:
         """Nothing to load: every method is one module command."""
 
-    async def _run(self, steps: Steps) -> Any:
-        return await _AsyncRunner(self.redis)._drive(steps)
+    async def _run(self, steps: Steps[B]) -> B:
+        done: B = await _AsyncRunner(self.redis)._drive(steps)
+        return done
+
+    def _encode(self, token: Token) -> bytes:
+        try:
+            encoder = self.redis.connection_pool.get_encoder()
+        except AttributeError:  # a cluster client has no pool of its own
+            encoder = self.redis.get_encoder()
+        encoded: bytes = encoder.encode(token)
+        return encoded
 
     async def acquire(
         self,
         blocking: Optional[bool] = None,
         blocking_timeout: Optional[Number] = None,
-        token: Optional[Union[str, bytes]] = None,
+        token: Optional[Token] = None,
     ) -> bool:
         """Takes the lock; True once held (see ``Lock.acquire``)."""
-        if token is None:
-            token = uuid.uuid1().hex.encode()
-        else:
-            try:
-                encoder = self.redis.connection_pool.get_encoder()
-            except AttributeError:  # a cluster client has no pool of its own
-                encoder = self.redis.get_encoder()
-            token = encoder.encode(token)
-        if blocking is None:
-            blocking = self.blocking
-        if blocking_timeout is None:
-            blocking_timeout = self.blocking_timeout
-        if await self._run(acquiring(self.redis, self.name, self.timeout, token, blocking, blocking_timeout)):
-            self.local.token = token
-            return True
-        return False
+        return await self._run(self._acquiring(blocking, blocking_timeout, token))
 
-    async def do_acquire(self, token: Union[str, bytes]) -> bool:
+    async def do_acquire(self, token: Token) -> bool:
         """One try, without waiting."""
-        return await self._run(acquiring(self.redis, self.name, self.timeout, token, False, None))
+        return await self._run(self._trying(token))
 
-    async def do_release(self, expected_token: bytes) -> None:
-        if not await self._run(releasing(self.name, expected_token)):
-            raise LockNotOwnedError("Cannot release a lock that's no longer owned")
+    async def do_release(self, expected_token: Token) -> None:
+        await self._run(self._releasing(expected_token))
 
-    async def do_extend(self, additional_time: Number, replace_ttl: bool) -> Any:
-        milliseconds = int(additional_time * 1000)
-        if not await self._run(extending(self.name, self.local.token, milliseconds, not replace_ttl)):
-            raise LockNotOwnedError("Cannot extend a lock that's no longer owned")
-        return True
+    async def do_extend(self, additional_time: Number, replace_ttl: bool) -> Literal[True]:
+        """``additional_time``: seconds."""
+        return await self._run(self._extending(additional_time, replace_ttl))
 
-    async def do_reacquire(self) -> Any:
-        milliseconds = int(self.timeout * 1000)
-        if not await self._run(extending(self.name, self.local.token, milliseconds, False)):
-            raise LockNotOwnedError("Cannot reacquire a lock that's no longer owned")
-        return True
+    async def do_reacquire(self) -> Literal[True]:
+        return await self._run(self._reacquiring())
 
 
 __all__ = ["AsyncLock", "Lock"]
