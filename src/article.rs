@@ -17,13 +17,13 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::config::Setting;
 use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
+use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
 use crate::common::reply;
@@ -337,12 +337,9 @@ fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let views = match article.hash_field(Field::Name(VIEWS))? {
         None => 0,
-        Some(value) => parse_i64(value.as_bytes())
-            .ok_or(HASH_NOT_AN_INTEGER)?,
+        Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?,
     };
-    let views = views
-        .checked_add(1)
-        .ok_or(OVERFLOW)?;
+    let views = views.checked_add(1).ok_or(OVERFLOW)?;
     article.set_hash_field(
         Field::Name(VIEWS),
         OwnedString::from_i64(ctx, views).as_ptr(),

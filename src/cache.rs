@@ -12,10 +12,10 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
-use crate::common::errors::SYNTAX_ERROR;
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
+use crate::common::errors::SYNTAX_ERROR;
+use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::time::{now_ms, ttl_ms};
@@ -127,7 +127,10 @@ fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(SYNTAX_ERROR)?;
     // One expiry: a first field named EX or PX reads as a second one.
-    if pairs.first().is_some_and(|field| field.is("EX") || field.is("PX")) {
+    if pairs
+        .first()
+        .is_some_and(|field| field.is("EX") || field.is("PX"))
+    {
         return Err(SYNTAX_ERROR);
     }
     if pairs.is_empty() || pairs.len() % 2 != 0 {

@@ -13,12 +13,12 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::errors::HASH_NOT_AN_INTEGER;
+use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, OwnedString};
 use crate::common::replicate;
-use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::entry;
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.

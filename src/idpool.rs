@@ -25,19 +25,19 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
-use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
-use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::errors::{self, SYNTAX_ERROR};
+use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
+use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, quote, Value};
+use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
 use crate::entry;
-use crate::common::lease::{self, NO_END};
 use pool::Pool;
 
 /// The encoding versions of an ID pool's stored form this build reads, oldest
@@ -555,9 +555,15 @@ impl Stored for Pool {
     /// The commands that rebuild a pool: `IDPOOL.CREATE`, then `IDPOOL.APPLY`
     /// for the bounds and for each stored lease.
     fn rewrite(&self, out: &mut Rewrite) {
-        let (max, next) = (Word::Int(i64::from(self.max())), Word::Int(i64::from(self.next())));
+        let (max, next) = (
+            Word::Int(i64::from(self.max())),
+            Word::Int(i64::from(self.next())),
+        );
         match self.default_ttl() {
-            Some(ttl) => out.emit(c"IDPOOL.CREATE", &[max, Word::Token(c"TTL"), Word::Int(ttl as i64)]),
+            Some(ttl) => out.emit(
+                c"IDPOOL.CREATE",
+                &[max, Word::Token(c"TTL"), Word::Int(ttl as i64)],
+            ),
             None => out.emit(c"IDPOOL.CREATE", &[max]),
         }
         out.emit(c"IDPOOL.APPLY", &[max, next]);

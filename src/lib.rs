@@ -77,7 +77,9 @@ fn load(ctx: &Context) -> Status {
         common::panic::log_warning(&message);
         return Status::Err;
     }
-    let settings = FAMILIES.iter().flat_map(|family| family.settings.iter().copied());
+    let settings = FAMILIES
+        .iter()
+        .flat_map(|family| family.settings.iter().copied());
     if let Err(message) = common::config::register(ctx, settings) {
         common::panic::log_warning(&message);
         return Status::Err;
@@ -85,7 +87,9 @@ fn load(ctx: &Context) -> Status {
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
     common::key::set_options(ctx, common::cluster::server_options(ctx));
     common::wait::init(ctx, FAMILIES.iter().filter_map(|family| family.waiting));
-    let stats = FAMILIES.iter().flat_map(|family| family.stats.iter().copied());
+    let stats = FAMILIES
+        .iter()
+        .flat_map(|family| family.stats.iter().copied());
     common::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
     for family in FAMILIES {
         if common::command::register(ctx, family.commands) == Status::Err {

@@ -19,15 +19,15 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
-use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
-use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, UPDATED, UPDATES_FIRST,
 };
+use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
+use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
+use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
 use crate::entry;
@@ -89,7 +89,14 @@ impl Family for Locks {
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
         let expire_at = lease_end(request.lease);
-        let granted = grant(ctx, &lock, fence.as_ref(), &request.token, expire_at, Holder::Nobody);
+        let granted = grant(
+            ctx,
+            &lock,
+            fence.as_ref(),
+            &request.token,
+            expire_at,
+            Holder::Nobody,
+        );
         let handed = Handed {
             token: request.token.clone(),
             expire_at,
@@ -223,10 +230,7 @@ fn grant(
         None => None,
         Some(fence) => match (holder, fence.integer()?) {
             (Holder::Caller, Some(current)) => Some((current, false)),
-            (_, current) => Some((
-                current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?,
-                true,
-            )),
+            (_, current) => Some((current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?, true)),
         },
     };
     lock.set_value(token, expire_at)?;

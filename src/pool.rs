@@ -29,19 +29,19 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
-use crate::common::stats::Stat;
 use crate::common::args::{parse_options, single, Arg, OptSpec};
-use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
+use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
+use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
+use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
 use crate::entry;
-use crate::common::lease::{self, NO_END};
 use resources::Pool;
 
 /// The encoding versions of a resource pool's stored form this build reads, oldest
@@ -188,7 +188,13 @@ impl Family for Pools {
 
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
         let mut key = Key::write(ctx, name);
-        let taken = take(ctx, &mut key, &request.owner, request.lease, TakenFor::Waiter);
+        let taken = take(
+            ctx,
+            &mut key,
+            &request.owner,
+            request.lease,
+            TakenFor::Waiter,
+        );
         Offer::of(taken.map(|taken| {
             taken.map(|resource| {
                 let handed = Handed {

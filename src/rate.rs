@@ -19,15 +19,15 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::family::FamilySpec;
-use crate::common::stats::Stat;
 use crate::common::args::Arg;
-use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
+use crate::common::errors::{self, SYNTAX_ERROR};
+use crate::common::family::FamilySpec;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{self, Value};
+use crate::common::stats::Stat;
 use crate::common::time::now_ms;
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};

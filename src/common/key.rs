@@ -12,9 +12,9 @@ use std::sync::Mutex;
 use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg};
+use super::datatype::Stored;
 use super::errors::{NOT_AN_INTEGER, NOT_STORED};
 use super::replicate::{create_string, integer_string};
-use super::datatype::Stored;
 use crate::api;
 
 /// What a key holds, as far as the recipes care.

@@ -12,7 +12,6 @@
 use super::tree::{Iter, Tree};
 use crate::common::lease::{self, NO_END};
 
-
 #[derive(Clone, Debug)]
 pub struct Pool {
     max: u32,

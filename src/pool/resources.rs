@@ -14,7 +14,6 @@ use crate::common::lease::{self, NO_END};
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{size_of, MaybeUninit};
 
-
 type Name = Box<[u8]>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -637,11 +636,7 @@ mod tests {
                 model_held.remove(&name);
                 model_free.push(name);
             }
-            let until = if rand(4) == 0 {
-                NO_END
-            } else {
-                now + rand(20)
-            };
+            let until = if rand(4) == 0 { NO_END } else { now + rand(20) };
             match rand(5) {
                 0 => {
                     let known = model_held.contains_key(&name) || model_free.contains(&name);
