@@ -51,11 +51,13 @@ run: build
 # The module is built first: the integration tests load that build into real
 # redis-server and valkey-server processes.
 # Then the Python package, installed as a user would, against the same servers.
+# RECIPES_REQUIRE_SERVERS=1: a server that is missing fails the run (a plain
+# `cargo test` or `pytest` skips its tests instead).
 test: build redis8-deps
 	@$(call pip_install,"./clients/python[test]")
 	redis8=$(redis8_server) && \
 	export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
-	  VALKEY_SERVER=$(valkey_server) && \
+	  VALKEY_SERVER=$(valkey_server) RECIPES_REQUIRE_SERVERS=1 && \
 	$(CARGO) test --release && \
 	python3 -m pytest clients/python/tests -q -p no:cacheprovider
 
@@ -65,12 +67,12 @@ bench: build redis8-deps
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS8_SERVER=$$redis8 VALKEY_SERVER=$(valkey_server) bash bench/run.sh
 
-# The long attack runs and valgrind memcheck (see README, "Proving it").
+# The long attack runs and valgrind memcheck (see docs/attack-suite.md).
 stress: build redis8-deps
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
-	  VALKEY_SERVER=$(valkey_server) bash bench/stress.sh
+	  VALKEY_SERVER=$(valkey_server) RECIPES_REQUIRE_SERVERS=1 bash bench/stress.sh
 
 # Fixtures of this release for the upgrade tests (tests/upgrade.rs): an RDB
 # file, AOFs and DUMP payloads written by this build on Redis 7.0, with the

@@ -4,22 +4,15 @@
 
 mod harness;
 
-use harness::{cmd, digest, error, int, wait_until, Connection, Server, Value};
+use harness::{
+    arity, cmd, command_docs, digest, error, int, module_docs, ok, pttl, query, value, wait_until,
+    Connection, Server, Value, SYNTAX, WRONGTYPE,
+};
 
 const USER: &str = r#"{"id":10086,"name":"Peter","gender":"male","age":56}"#;
 
-fn bulk(con: &mut Connection, words: &[&str]) -> Option<Vec<u8>> {
-    cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
-}
-
 fn text(con: &mut Connection, words: &[&str]) -> Option<String> {
-    bulk(con, words).map(|bytes| String::from_utf8(bytes).unwrap())
-}
-
-fn pttl(con: &mut Connection, key: &str) -> i64 {
-    int(con, &["PTTL", key])
+    query::<Option<Vec<u8>>>(con, words).map(|bytes| String::from_utf8(bytes).unwrap())
 }
 
 server_tests! {
@@ -34,8 +27,7 @@ server_tests! {
         }
         assert!((59_000..=60_000).contains(&pttl(&mut con, "page:/home")));
         // A user as JSON…
-        let ok: String = cmd(&["CACHE.SETJSON", "user:10086", USER, "EX", "60"]).query(&mut con).unwrap();
-        assert_eq!(ok, "OK");
+        ok(&mut con, &["CACHE.SETJSON", "user:10086", USER, "EX", "60"]);
         assert_eq!(text(&mut con, &["CACHE.GETJSON", "user:10086"]).as_deref(), Some(USER));
         assert_eq!(text(&mut con, &["GET", "user:10086"]).as_deref(), Some(USER));
         assert_eq!(
@@ -52,7 +44,7 @@ server_tests! {
         let mut file = b"\x89PNG\r\n\x1a\n".to_vec();
         file.extend(0..=255u8);
         let _: () = redis::cmd("SET").arg("file:logo").arg(&file).arg("EX").arg(60).query(&mut con).unwrap();
-        assert_eq!(bulk(&mut con, &["GET", "file:logo"]), Some(file));
+        assert_eq!(query::<Option<Vec<u8>>>(&mut con, &["GET", "file:logo"]), Some(file));
         assert_eq!(text(&mut con, &["CACHE.GETJSON", "absent"]), None);
     }
 
@@ -60,7 +52,7 @@ server_tests! {
         let server = Server::start(flavor);
         let mut con = server.con();
         let document = "{ \"z\" : 1,\n \"big\": 123456789012345678901234567890.000, \"small\": 1e-400,\n \"text\": \"caf\u{e9} \\u65e5\u{672c} \\\"q\\\" \u{1F600}\", \"a\": [ true, null, -0 ] }";
-        let _: String = cmd(&["CACHE.SETJSON", "doc", document]).query(&mut con).unwrap();
+        ok(&mut con, &["CACHE.SETJSON", "doc", document]);
         let stored = text(&mut con, &["GET", "doc"]).unwrap();
         assert_eq!(
             stored,
@@ -73,7 +65,7 @@ server_tests! {
             Some("{\"text\":\"caf\u{e9} \u{65e5}\u{672c} \\\"q\\\" \u{1F600}\",\"big\":123456789012345678901234567890.000}")
         );
         // Any JSON value may be stored; only objects can be projected.
-        let _: String = cmd(&["CACHE.SETJSON", "list", "[1, 2]"]).query(&mut con).unwrap();
+        ok(&mut con, &["CACHE.SETJSON", "list", "[1, 2]"]);
         assert_eq!(text(&mut con, &["CACHE.GETJSON", "list"]).as_deref(), Some("[1,2]"));
         let got = error(&mut con, &cmd(&["CACHE.GETJSON", "list", "FIELD", "a"]));
         assert_eq!(got, "ERR the value is not a JSON object");
@@ -82,21 +74,21 @@ server_tests! {
     fn nx_xx_and_ttl_behave_like_set(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        assert_eq!(cmd(&["CACHE.SETJSON", "k", "1", "XX"]).query::<Value>(&mut con).unwrap(), Value::Nil);
+        assert_eq!(value(&mut con, &["CACHE.SETJSON", "k", "1", "XX"]), Value::Nil);
         assert_eq!(int(&mut con, &["EXISTS", "k"]), 0);
-        let _: String = cmd(&["CACHE.SETJSON", "k", "1", "NX", "PX", "60000"]).query(&mut con).unwrap();
-        assert_eq!(cmd(&["CACHE.SETJSON", "k", "2", "nx"]).query::<Value>(&mut con).unwrap(), Value::Nil);
+        ok(&mut con, &["CACHE.SETJSON", "k", "1", "NX", "PX", "60000"]);
+        assert_eq!(value(&mut con, &["CACHE.SETJSON", "k", "2", "nx"]), Value::Nil);
         assert_eq!(text(&mut con, &["GET", "k"]).as_deref(), Some("1"));
         // XX replaces the value and, like SET, drops the old TTL.
-        let _: String = cmd(&["CACHE.SETJSON", "k", "2", "XX"]).query(&mut con).unwrap();
+        ok(&mut con, &["CACHE.SETJSON", "k", "2", "XX"]);
         assert_eq!(text(&mut con, &["GET", "k"]).as_deref(), Some("2"));
         assert_eq!(pttl(&mut con, "k"), -1);
         // Like SET, it replaces a value of another type.
         let _: i64 = cmd(&["RPUSH", "l", "x"]).query(&mut con).unwrap();
-        let _: String = cmd(&["CACHE.SETJSON", "l", "{}", "EX", "100"]).query(&mut con).unwrap();
+        ok(&mut con, &["CACHE.SETJSON", "l", "{}", "EX", "100"]);
         assert_eq!(text(&mut con, &["GET", "l"]).as_deref(), Some("{}"));
         // Expiry.
-        let _: String = cmd(&["CACHE.SETJSON", "short", "true", "PX", "50"]).query(&mut con).unwrap();
+        ok(&mut con, &["CACHE.SETJSON", "short", "true", "PX", "50"]);
         assert_eq!(int(&mut con, &["CACHE.HSET", "shorth", "PX", "50", "f", "v"]), 1);
         wait_until("the short entries expired", || int(&mut con, &["EXISTS", "short", "shorth"]) == 0);
     }
@@ -121,43 +113,39 @@ server_tests! {
         let _: () = cmd(&["SET", "text", "not json"]).query(&mut con).unwrap();
         let _: () = cmd(&["SET", "json", "{\"a\":1}", "EX", "1000"]).query(&mut con).unwrap();
         let snapshot = digest(&mut con);
-        let syntax = "ERR syntax error";
-        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
-        let arity = |name: &str| format!("ERR wrong number of arguments for '{name}' command");
         let cases: Vec<(Vec<&str>, String)> = vec![
             (vec!["CACHE.SETJSON", "json", "{\"a\": [1, 2,, 3]}"], "ERR invalid JSON: expected value at line 1 column 13".into()),
             (vec!["CACHE.SETJSON", "json", "{\"a\":1"], "ERR invalid JSON: EOF while parsing an object at line 1 column 6".into()),
             (vec!["CACHE.SETJSON", "json", "{\"a\":1}\n}"], "ERR invalid JSON: trailing characters at line 2 column 1".into()),
-            (vec!["CACHE.SETJSON", "json", ""], "ERR invalid JSON".into()),
+            (vec!["CACHE.SETJSON", "json", ""], "ERR invalid JSON: EOF while parsing a value at line 1 column 0".into()),
             (vec!["CACHE.SETJSON", "json", "1", "EX", "0"], "ERR invalid expire time in 'cache.setjson' command".into()),
             (vec!["CACHE.SETJSON", "json", "1", "PX", "-1"], "ERR invalid expire time in 'cache.setjson' command".into()),
             (vec!["CACHE.SETJSON", "json", "1", "EX", "ten"], "ERR value is not an integer or out of range".into()),
-            (vec!["CACHE.SETJSON", "json", "1", "EX", "1", "PX", "1"], syntax.into()),
-            (vec!["CACHE.SETJSON", "json", "1", "NX", "XX"], syntax.into()),
-            (vec!["CACHE.SETJSON", "json", "1", "NX", "NX"], syntax.into()),
-            (vec!["CACHE.SETJSON", "json", "1", "KEEPTTL"], syntax.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "EX", "1", "PX", "1"], SYNTAX.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "NX", "XX"], SYNTAX.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "NX", "NX"], SYNTAX.into()),
+            (vec!["CACHE.SETJSON", "json", "1", "KEEPTTL"], SYNTAX.into()),
             (vec!["CACHE.SETJSON", "json"], arity("cache.setjson")),
-            (vec!["CACHE.GETJSON", "list"], wrongtype.into()),
+            (vec!["CACHE.GETJSON", "list"], WRONGTYPE.into()),
             (vec!["CACHE.GETJSON", "text"], "ERR the value is not JSON".into()),
             (vec!["CACHE.GETJSON", "text", "FIELD", "a"], "ERR the value is not JSON".into()),
-            (vec!["CACHE.GETJSON", "json", "FIELD"], syntax.into()),
-            (vec!["CACHE.GETJSON", "json", "FIELDS", "a"], syntax.into()),
+            (vec!["CACHE.GETJSON", "json", "FIELD"], SYNTAX.into()),
+            (vec!["CACHE.GETJSON", "json", "FIELDS", "a"], SYNTAX.into()),
             (vec!["CACHE.GETJSON"], arity("cache.getjson")),
-            (vec!["CACHE.HSET", "list", "EX", "10", "f", "v"], wrongtype.into()),
-            (vec!["CACHE.HSET", "text", "EX", "10", "f", "v"], wrongtype.into()),
+            (vec!["CACHE.HSET", "list", "EX", "10", "f", "v"], WRONGTYPE.into()),
+            (vec!["CACHE.HSET", "text", "EX", "10", "f", "v"], WRONGTYPE.into()),
             (vec!["CACHE.HSET", "h", "EX", "10", "f", "v", "g"], arity("cache.hset")),
             (vec!["CACHE.HSET", "h", "EX", "10", "f"], arity("cache.hset")),
-            (vec!["CACHE.HSET", "h", "TTL", "10", "f", "v"], syntax.into()),
-            (vec!["CACHE.HSET", "h", "f", "v", "g", "w"], syntax.into()),
-            (vec!["CACHE.HSET", "h", "EX", "10", "PX", "10", "f", "v"], syntax.into()),
-            (vec!["CACHE.HSET", "h", "PX", "10", "ex", "10"], syntax.into()),
+            (vec!["CACHE.HSET", "h", "TTL", "10", "f", "v"], SYNTAX.into()),
+            (vec!["CACHE.HSET", "h", "f", "v", "g", "w"], SYNTAX.into()),
+            (vec!["CACHE.HSET", "h", "EX", "10", "PX", "10", "f", "v"], SYNTAX.into()),
+            (vec!["CACHE.HSET", "h", "PX", "10", "ex", "10"], SYNTAX.into()),
             (vec!["CACHE.HSET", "h", "EX", "0", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
             (vec!["CACHE.HSET", "h", "PX", "9223372036854775807", "f", "v"], "ERR invalid expire time in 'cache.hset' command".into()),
             (vec!["CACHE.HSET", "h", "PX", "1.5", "f", "v"], "ERR value is not an integer or out of range".into()),
         ];
         for (words, expected) in &cases {
-            let got = error(&mut con, &cmd(words));
-            assert!(got.starts_with(expected.as_str()), "{words:?}: {got}");
+            assert_eq!(&error(&mut con, &cmd(words)), expected, "{words:?}");
         }
         assert_eq!(digest(&mut con), snapshot);
     }
@@ -191,37 +179,59 @@ server_tests! {
         ] {
             assert_eq!(harness::getkeys(&mut con, &words), ["k"], "{words:?}");
         }
-        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "CACHE.HSET"]).query::<Value>(&mut con).unwrap());
-        for expected in ["Sets hash fields and the key's TTL", "field", "value", "multiple", "EX", "PX"] {
-            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
-        }
-        let docs = format!("{:?}", cmd(&["COMMAND", "DOCS", "CACHE.SETJSON"]).query::<Value>(&mut con).unwrap());
-        for expected in ["NX", "XX", "pure-token", "expiration"] {
-            assert!(docs.contains(expected), "COMMAND DOCS lacks {expected}: {docs}");
-        }
+        assert_eq!(
+            command_docs(&mut con, "CACHE.HSET"),
+            module_docs(
+                "Sets hash fields and the key's TTL in one step; returns the number of fields added",
+                "0.1.0",
+                "O(N) where N is the number of fields",
+                &[
+                    "- name=key type=key key_spec_index=0",
+                    "- name=expiration type=oneof",
+                    "  - name=seconds type=integer token=EX",
+                    "  - name=milliseconds type=integer token=PX",
+                    "- name=data type=block flags=multiple",
+                    "  - name=field type=string",
+                    "  - name=value type=string",
+                ],
+            )
+        );
+        assert_eq!(
+            command_docs(&mut con, "CACHE.SETJSON"),
+            module_docs(
+                "Stores a JSON document (checked, minified) as a string, with SET's EX/PX and NX/XX",
+                "0.1.0",
+                "O(N) where N is the size of the document",
+                &[
+                    "- name=key type=key key_spec_index=0",
+                    "- name=json type=string",
+                    "- name=expiration type=oneof flags=optional",
+                    "  - name=seconds type=integer token=EX",
+                    "  - name=milliseconds type=integer token=PX",
+                    "- name=condition type=oneof flags=optional",
+                    "  - name=nx type=pure-token token=NX",
+                    "  - name=xx type=pure-token token=XX",
+                ],
+            )
+        );
     }
 }
 
 /// Every CACHE write, with and without TTLs; returns the keys it touched.
 fn cache_workload(con: &mut Connection) -> Vec<String> {
-    let _: String = cmd(&["CACHE.SETJSON", "c:user", USER, "EX", "600"])
-        .query(con)
-        .unwrap();
-    let _: String = cmd(&["CACHE.SETJSON", "c:forever", "[1, 2.50, \"x\"]"])
-        .query(con)
-        .unwrap();
-    let _: String = cmd(&["CACHE.SETJSON", "c:forever", "{\"b\": 2}", "XX"])
-        .query(con)
-        .unwrap();
-    let _: String = cmd(&[
-        "CACHE.SETJSON",
-        "c:ms",
-        "123456789012345678901234567890",
-        "PX",
-        "700000",
-    ])
-    .query(con)
-    .unwrap();
+    ok(con, &["CACHE.SETJSON", "c:user", USER, "EX", "600"]);
+    ok(con, &["CACHE.SETJSON", "c:forever", "[1, 2.50, \"x\"]"]);
+    ok(con, &["CACHE.SETJSON", "c:forever", "{\"b\": 2}", "XX"]);
+    ok(
+        con,
+        &[
+            "CACHE.SETJSON",
+            "c:ms",
+            "123456789012345678901234567890",
+            "PX",
+            "700000",
+        ],
+    );
     assert_eq!(
         int(
             con,

@@ -9,63 +9,17 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use harness::{cmd, digest, error, int, Cluster, Connection, Replicated, Server, Value};
+use harness::{
+    cmd, commands_run, digest, digest_value, error, idpool_info, int, module_docs, ok, query,
+    refused_restore, Cluster, Connection, IdpoolInfo, Replicated, Server, Value, Waiter,
+    NOT_INTEGER, WRONGTYPE,
+};
 
 const HOUR: &str = "3600000";
 
 /// `IDPOOL.NEXT`'s answer: the ID, or `None` for nil (pool full).
 fn next(con: &mut Connection, words: &[&str]) -> Option<i64> {
-    cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"))
-}
-
-/// `IDPOOL.INFO` as (max, leased, next, default_ttl).
-type Info = (i64, i64, i64, Option<i64>);
-
-fn info(con: &mut Connection, key: &str) -> Info {
-    let map: HashMap<String, Option<i64>> = cmd(&["IDPOOL.INFO", key]).query(con).unwrap();
-    let field = |name: &str| {
-        map.get(name)
-            .copied()
-            .unwrap_or_else(|| panic!("no {name} in {map:?}"))
-    };
-    (
-        field("max").unwrap(),
-        field("leased").unwrap(),
-        field("next").unwrap(),
-        field("default_ttl"),
-    )
-}
-
-fn ok(con: &mut Connection, words: &[&str]) {
-    let reply: String = cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
-    assert_eq!(reply, "OK", "{words:?}");
-}
-
-fn digest_value(con: &mut Connection, key: &str) -> Value {
-    cmd(&["DEBUG", "DIGEST-VALUE", key]).query(con).unwrap()
-}
-
-/// Starts a client that waits in `words`; its answer comes out of the
-/// handle. Returns once the server has the client blocked.
-fn waiter(server: &Server, words: &[&str]) -> thread::JoinHandle<Option<i64>> {
-    let mut con = server.con();
-    let mut watch = server.con();
-    let blocked =
-        |con: &mut Connection| harness::info_field(con, "clients", "blocked_clients").unwrap();
-    let before: i64 = blocked(&mut watch).parse().unwrap();
-    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    let handle = thread::spawn(move || {
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        next(&mut con, &words)
-    });
-    harness::wait_until("the waiter is blocked", || {
-        blocked(&mut watch) == (before + 1).to_string()
-    });
-    handle
+    query(con, words)
 }
 
 server_tests! {
@@ -85,12 +39,12 @@ server_tests! {
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats", "TTL", "100"]), Some(10));
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "seats", "50"]), 1);
         thread::sleep(Duration::from_millis(250));
-        assert_eq!(info(&mut con, "seats"), (100, 98, 11, Some(3_600_000)));
+        assert_eq!(idpool_info(&mut con, "seats"), (100, 98, 11, Some(3_600_000)));
         // 10's lease has ended, yet 50 comes first: cyclic order, not before.
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats"]), Some(50));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats"]), Some(10));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "seats"]), None);
-        assert_eq!(info(&mut con, "seats"), (100, 100, 11, Some(3_600_000)));
+        assert_eq!(idpool_info(&mut con, "seats"), (100, 100, 11, Some(3_600_000)));
     }
 
     fn next_wait_is_a_semaphore_whose_permits_expire(flavor) {
@@ -100,20 +54,20 @@ server_tests! {
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits"]), Some(1));
         // The holder of permit 2 crashes: its lease ends after 300 ms.
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits", "TTL", "300"]), Some(2));
-        let a = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000", "TTL", "60000"]);
-        let b = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
-        let c = waiter(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
+        let a = Waiter::start(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000", "TTL", "60000"]);
+        let b = Waiter::start(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
+        let c = Waiter::start(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
         // Nobody barges in, with or without WAIT.
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits"]), None);
         // The ended lease goes to the oldest waiter, without a client's help.
-        assert_eq!(a.join().unwrap(), Some(2));
+        assert_eq!(a.answer_as::<Option<i64>>(), Some(2));
         // A release goes to the next, inside the release.
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "permits", "1"]), 1);
-        assert_eq!(b.join().unwrap(), Some(1));
-        assert_eq!(info(&mut con, "permits").1, 2);
+        assert_eq!(b.answer_as::<Option<i64>>(), Some(1));
+        assert_eq!(idpool_info(&mut con, "permits").1, 2);
         // Growing the pool serves the last one.
         ok(&mut con, &["IDPOOL.RESIZE", "permits", "3"]);
-        assert_eq!(c.join().unwrap(), Some(3));
+        assert_eq!(c.answer_as::<Option<i64>>(), Some(3));
         // A wait that runs out answers nil; inside MULTI a wait never blocks.
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "permits", "WAIT", "100"]), None);
         let replies: Value = redis::pipe()
@@ -123,14 +77,9 @@ server_tests! {
             .unwrap();
         assert_eq!(replies, Value::Array(vec![Value::Nil]));
         // A waiter whose pool is deleted gets IDPOOL.NEXT's answer for it.
-        let d = {
-            let mut con = server.con();
-            thread::spawn(move || cmd(&["IDPOOL.NEXT", "permits", "WAIT", "60000"]).query::<Option<i64>>(&mut con))
-        };
-        harness::wait_until("d waits", || harness::info_field(&mut con, "clients", "blocked_clients").as_deref() == Some("1"));
-        let _: () = cmd(&["DEL", "permits"]).query(&mut con).unwrap();
-        let gone = d.join().unwrap().unwrap_err().to_string();
-        assert!(gone.contains("no ID pool at key 'permits'"), "{gone}");
+        let d = Waiter::start(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["DEL", "permits"]), 1);
+        assert_eq!(d.answer(), Err("ERR no ID pool at key 'permits'".to_string()));
         for (words, expected) in [
             (vec!["IDPOOL.NEXT", "x", "WAIT", "0"], "ERR invalid WAIT time in 'idpool.next' command"),
             (vec!["IDPOOL.NEXT", "x", "WAIT", "-5"], "ERR invalid WAIT time in 'idpool.next' command"),
@@ -146,18 +95,18 @@ server_tests! {
         let server = Server::start(flavor);
         let mut con = server.con();
         ok(&mut con, &["idpool.create", "p", "4"]);
-        assert_eq!(info(&mut con, "p"), (4, 0, 1, None));
+        assert_eq!(idpool_info(&mut con, "p"), (4, 0, 1, None));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p", "ttl", "300"]), Some(1));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(2));
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "1", HOUR]), 1);
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "3", HOUR]), 0);
         thread::sleep(Duration::from_millis(400));
         // Renewed: still leased after its first lease would have ended.
-        assert_eq!(info(&mut con, "p").1, 2);
+        assert_eq!(idpool_info(&mut con, "p").1, 2);
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "1", "100"]), 1);
         thread::sleep(Duration::from_millis(250));
         assert_eq!(int(&mut con, &["IDPOOL.RENEW", "p", "1", HOUR]), 0);
-        assert_eq!(info(&mut con, "p"), (4, 1, 3, None));
+        assert_eq!(idpool_info(&mut con, "p"), (4, 1, 3, None));
         // Shrinking below a live lease is refused, and changes nothing.
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(3));
         let before = digest(&mut con);
@@ -168,13 +117,13 @@ server_tests! {
         assert_eq!(digest(&mut con), before);
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "p", "3"]), 1);
         ok(&mut con, &["IDPOOL.RESIZE", "p", "2"]);
-        assert_eq!(info(&mut con, "p"), (2, 1, 1, None));
+        assert_eq!(idpool_info(&mut con, "p"), (2, 1, 1, None));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(1));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), None);
         ok(&mut con, &["IDPOOL.RESIZE", "p", "4294967295"]);
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(3));
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "p", "4294967295"]), 0);
-        assert_eq!(info(&mut con, "p"), (4_294_967_295, 3, 4, None));
+        assert_eq!(idpool_info(&mut con, "p"), (4_294_967_295, 3, 4, None));
     }
 
     fn errors_are_exact_and_change_nothing(flavor) {
@@ -184,16 +133,14 @@ server_tests! {
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p"]), Some(1));
         let _: () = cmd(&["SET", "s", "text"]).query(&mut con).unwrap();
         let before = digest(&mut con);
-        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
         let range = "ERR id must be between 1 and 10";
-        let integer = "ERR value is not an integer or out of range";
         let size = "ERR max must be between 1 and 4294967295";
         let cases: &[(&[&str], &str)] = &[
-            (&["IDPOOL.NEXT", "s"], wrongtype),
-            (&["IDPOOL.RELEASE", "s", "1"], wrongtype),
-            (&["IDPOOL.RENEW", "s", "1", "10"], wrongtype),
-            (&["IDPOOL.INFO", "s"], wrongtype),
-            (&["IDPOOL.RESIZE", "s", "5"], wrongtype),
+            (&["IDPOOL.NEXT", "s"], WRONGTYPE),
+            (&["IDPOOL.RELEASE", "s", "1"], WRONGTYPE),
+            (&["IDPOOL.RENEW", "s", "1", "10"], WRONGTYPE),
+            (&["IDPOOL.INFO", "s"], WRONGTYPE),
+            (&["IDPOOL.RESIZE", "s", "5"], WRONGTYPE),
             (&["IDPOOL.CREATE", "s", "5"], "BUSYKEY Target key name already exists."),
             (&["IDPOOL.CREATE", "p", "5"], "BUSYKEY Target key name already exists."),
             (&["IDPOOL.NEXT", "pool:typo"], "ERR no ID pool at key 'pool:typo'"),
@@ -202,11 +149,11 @@ server_tests! {
             (&["IDPOOL.RELEASE", "p", "0"], range),
             (&["IDPOOL.RELEASE", "p", "11"], range),
             (&["IDPOOL.RELEASE", "p", "-1"], range),
-            (&["IDPOOL.RELEASE", "p", "1.0"], integer),
+            (&["IDPOOL.RELEASE", "p", "1.0"], NOT_INTEGER),
             (&["IDPOOL.RENEW", "p", "11", "10"], range),
             (&["IDPOOL.RENEW", "p", "1", "0"], "ERR invalid expire time in 'idpool.renew' command"),
             (&["IDPOOL.RENEW", "p", "1", "-5"], "ERR invalid expire time in 'idpool.renew' command"),
-            (&["IDPOOL.RENEW", "p", "1", "x"], integer),
+            (&["IDPOOL.RENEW", "p", "1", "x"], NOT_INTEGER),
             (&["IDPOOL.NEXT", "p", "TTL", "0"], "ERR invalid expire time in 'idpool.next' command"),
             (&["IDPOOL.NEXT", "p", "TTL", "9223372036854775807"], "ERR invalid expire time in 'idpool.next' command"),
             (&["IDPOOL.NEXT", "p", "TTL"], "ERR syntax error"),
@@ -215,7 +162,7 @@ server_tests! {
             (&["IDPOOL.CREATE", "q", "0"], size),
             (&["IDPOOL.CREATE", "q", "4294967296"], size),
             (&["IDPOOL.CREATE", "q", "-3"], size),
-            (&["IDPOOL.CREATE", "q", "ten"], integer),
+            (&["IDPOOL.CREATE", "q", "ten"], NOT_INTEGER),
             (&["IDPOOL.CREATE", "q", "10", "TTL", "-1"], "ERR invalid expire time in 'idpool.create' command"),
             (&["IDPOOL.CREATE", "q", "10", "EX", "1"], "ERR syntax error"),
             (&["IDPOOL.RESIZE", "p", "0"], size),
@@ -283,7 +230,7 @@ server_tests! {
             client.join().expect("a client failed");
         }
         assert!(*handed_out.lock().unwrap() > 1_000);
-        assert_eq!(info(&mut server.con(), "workers").1, 0);
+        assert_eq!(idpool_info(&mut server.con(), "workers").1, 0);
     }
 
     fn survives_reload_restart_and_aof_rewrite(flavor) {
@@ -307,17 +254,13 @@ server_tests! {
         for preamble in ["yes", "no"] {
             let server = harness::aof_round_trip_with(flavor, &["--aof-use-rdb-preamble", preamble], |_, con| {
                 pool_workload(con);
-                let _: () = cmd(&["BGREWRITEAOF"]).query(con).unwrap();
-                harness::wait_until("the AOF rewrite ends", || {
-                    harness::info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-                        && harness::info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-                });
+                harness::rewrite_aof(con);
                 // Written after the rewrite: replayed from the AOF's tail.
                 assert_eq!(next(con, &["IDPOOL.NEXT", "p:main"]), Some(7));
                 POOL_KEYS.to_vec()
             });
             let mut con = server.con();
-            assert_eq!(info(&mut con, "p:main"), (1000, 6, 8, Some(3_600_000)));
+            assert_eq!(idpool_info(&mut con, "p:main"), (1000, 6, 8, Some(3_600_000)));
             assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p:main"]), Some(8));
             let rewritten = aof_text(server.dir());
             assert_eq!(rewritten.contains("IDPOOL.CREATE"), preamble == "no", "{rewritten}");
@@ -339,7 +282,7 @@ server_tests! {
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p:ended", "TTL", "50"]), Some(2));
         pair.sync();
         thread::sleep(Duration::from_millis(150));
-        assert_eq!(info(&mut pair.replica.con(), "p:ended").1, 0, "the replica reads ended leases as free");
+        assert_eq!(idpool_info(&mut pair.replica.con(), "p:ended").1, 0, "the replica reads ended leases as free");
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "p:ended"]), Some(3));
         pair.sync();
         let ended = harness::snapshot(&mut con, "p:ended");
@@ -352,11 +295,14 @@ server_tests! {
         }
         // What reads the clock came as effects; a NEXT whose lease never
         // ends may come verbatim (tests/replication.rs has every case).
-        let stats: String = cmd(&["INFO", "commandstats"]).query(&mut replica).unwrap();
-        assert!(stats.contains("idpool.apply"), "{stats}");
-        for decided in ["idpool.renew", "idpool.resize"] {
-            assert!(!stats.contains(decided), "{decided} ran on the replica: {stats}");
-        }
+        // (IDPOOL.INFO is this test's own read of the replica.)
+        let mut received: Vec<String> = commands_run(&mut replica)
+            .into_iter()
+            .map(|(command, _)| command)
+            .filter(|command| command.starts_with("idpool."))
+            .collect();
+        received.sort();
+        assert_eq!(received, ["idpool.apply", "idpool.create", "idpool.info", "idpool.next", "idpool.release"]);
     }
 
     fn dump_restore_round_trip_and_hostile_payloads(flavor) {
@@ -364,24 +310,18 @@ server_tests! {
         let mut con = server.con();
         pool_workload(&mut con);
         let payload: Vec<u8> = cmd(&["DUMP", "p:main"]).query(&mut con).unwrap();
-        let _: () = redis::cmd("RESTORE").arg("copy").arg(0).arg(&payload[..]).query(&mut con).unwrap();
-        assert_eq!(info(&mut con, "copy"), info(&mut con, "p:main"));
+        assert_eq!(redis::cmd("RESTORE").arg("copy").arg(0).arg(&payload[..]).query::<Value>(&mut con).unwrap(), Value::Okay);
+        assert_eq!(idpool_info(&mut con, "copy"), idpool_info(&mut con, "p:main"));
         assert_eq!(digest_value(&mut con, "copy"), digest_value(&mut con, "p:main"));
 
         let before = digest(&mut con);
-        let restore = |con: &mut Connection, payload: &[u8]| {
-            let got = error(con, redis::cmd("RESTORE").arg("bad").arg(0).arg(payload));
-            assert!(
-                got.starts_with("ERR") && (got.contains("payload") || got.contains("Bad data format")),
-                "{got}"
-            );
-            assert_eq!(int(con, &["EXISTS", "bad"]), 0);
-        };
+        let checksum = "ERR DUMP payload version or checksum are wrong";
+        let refused = "ERR Bad data format";
         // Truncated, and one byte changed: the checksum refuses them.
-        restore(&mut con, &payload[..payload.len() - 3]);
+        refused_restore(&mut con, &payload[..payload.len() - 3], checksum);
         let mut flipped = payload.clone();
         flipped[14] ^= 0x40;
-        restore(&mut con, &flipped);
+        refused_restore(&mut con, &flipped, checksum);
         // Checksums valid, contents hostile: the module refuses them.
         let never = u64::MAX;
         let hostile: &[&[u64]] = &[
@@ -403,19 +343,20 @@ server_tests! {
             &[10, 1, 0, 0, 7],                  // a value too many
         ];
         for values in hostile {
-            restore(&mut con, &forge(&payload, values, 1));
+            refused_restore(&mut con, &forge(&payload, values, 1), refused);
         }
         // An encoding version this module does not know.
-        restore(&mut con, &forge(&payload, &[10, 1, 0, 0], 2));
+        refused_restore(&mut con, &forge(&payload, &[10, 1, 0, 0], 2), refused);
         assert_eq!(digest(&mut con), before);
         // The forger itself is right: a valid forged pool loads.
-        let _: () = redis::cmd("RESTORE")
+        let forged: Value = redis::cmd("RESTORE")
             .arg("forged")
             .arg(0)
             .arg(forge(&payload, &[10, 4, 0, 2, 2, never, 3, never], 1))
             .query(&mut con)
             .unwrap();
-        assert_eq!(info(&mut con, "forged"), (10, 2, 4, None));
+        assert_eq!(forged, Value::Okay);
+        assert_eq!(idpool_info(&mut con, "forged"), (10, 2, 4, None));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "forged"]), Some(4));
         assert!(!server.log().contains("panic"), "{}", server.log());
     }
@@ -438,12 +379,12 @@ server_tests! {
         assert!(used <= 100_000 * 48, "{} bytes per lease", used / 100_000);
         // COPY makes an independent pool.
         assert_eq!(int(&mut con, &["COPY", "big", "twin"]), 1);
-        assert_eq!(info(&mut con, "twin"), info(&mut con, "big"));
+        assert_eq!(idpool_info(&mut con, "twin"), idpool_info(&mut con, "big"));
         assert_eq!(digest_value(&mut con, "twin"), digest_value(&mut con, "big"));
         assert_eq!(next(&mut con, &["IDPOOL.NEXT", "twin"]), Some(100_001));
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "twin", "5"]), 1);
-        assert_eq!(info(&mut con, "big").1, 100_000);
-        assert_eq!(info(&mut con, "twin").1, 100_000);
+        assert_eq!(idpool_info(&mut con, "big").1, 100_000);
+        assert_eq!(idpool_info(&mut con, "twin").1, 100_000);
         // Releasing everything gives the memory back.
         let mut pipe = redis::pipe();
         for id in 1..=100_000 {
@@ -485,7 +426,7 @@ server_tests! {
         // A reader of the pool is told when a write changes it.
         let keys = harness::invalidated_keys(
             &server,
-            |reader| assert_eq!(info(reader, "p").1, 0),
+            |reader| assert_eq!(idpool_info(reader, "p").1, 0),
             |writer| assert_eq!(next(writer, &["IDPOOL.NEXT", "p"]), Some(1)),
         );
         assert_eq!(keys, ["p"]);
@@ -522,16 +463,24 @@ server_tests! {
             vec!["IDPOOL.RESIZE", "k", "5"],
             vec!["IDPOOL.APPLY", "k", "5", "1", "FREE", "2", "LEASE", "3", "0"],
         ];
-        harness::check_keys_and_docs(&mut con, &calls, "k", "IDPOOL.NEXT", &["Leases the first free ID", "O(log N)", "TTL", "optional"]);
+        harness::check_keys_and_docs(&mut con, &calls, "k", "IDPOOL.NEXT", module_docs(
+            "Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
+            "0.2.0",
+            "O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
+            &[
+                "- name=key type=key key_spec_index=0",
+                "- name=ttl type=integer token=TTL flags=optional",
+                "- name=wait type=integer token=WAIT flags=optional",
+            ],
+        ));
         drop(con);
         drop(server);
 
         let cluster = Cluster::start(flavor);
-        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
-        let mut con = client.get_connection().unwrap();
+        let mut con = cluster.client();
         for n in 0..20 {
             let key = format!("pool:{n}");
-            let _: () = cmd(&["IDPOOL.CREATE", &key, "3"]).query(&mut con).unwrap();
+            ok(&mut con, &["IDPOOL.CREATE", &key, "3"]);
             assert_eq!(int(&mut con, &["IDPOOL.NEXT", &key]), 1);
             assert_eq!(int(&mut con, &["IDPOOL.RELEASE", &key, "1"]), 1);
         }
@@ -579,10 +528,10 @@ fn pool_workload(con: &mut Connection) {
 const POOL_KEYS: [&str; 4] = ["p:main", "p:forever", "p:short", "p:empty"];
 
 /// Each pool's INFO and value digest.
-fn pool_state(con: &mut Connection) -> Vec<(Info, Value)> {
+fn pool_state(con: &mut Connection) -> Vec<(IdpoolInfo, Value)> {
     POOL_KEYS
         .iter()
-        .map(|key| (info(con, key), digest_value(con, key)))
+        .map(|key| (idpool_info(con, key), digest_value(con, key)))
         .collect()
 }
 

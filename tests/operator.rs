@@ -9,23 +9,10 @@ use std::collections::HashMap;
 use std::thread;
 use std::time::Duration;
 
-use harness::{cmd, info_field, int, Connection, Server, Value};
-
-/// Every `recipes_*` field of `INFO <section>`.
-fn figures(con: &mut Connection, section: &str) -> HashMap<String, i64> {
-    let text: String = cmd(&["INFO", section]).query(con).unwrap();
-    text.lines()
-        .filter_map(|line| line.strip_prefix("recipes_"))
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.to_string(), value.trim().parse().unwrap()))
-        .collect()
-}
-
-fn ok(con: &mut Connection, words: &[&str]) {
-    let _: Value = cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
-}
+use harness::{
+    cmd, decide, info_field, int, module_commands, ok, recipes_figures, value, Server, Value,
+    Waiter,
+};
 
 server_tests! {
     fn info_counts_what_happened(flavor) {
@@ -33,7 +20,7 @@ server_tests! {
         let mut con = server.con();
         let text: String = cmd(&["INFO", "recipes"]).query(&mut con).unwrap();
         assert!(text.starts_with("# recipes\r\n"), "{text}");
-        let zero = figures(&mut con, "recipes");
+        let zero = recipes_figures(&mut con, "recipes");
         let names = [
             "locks_with_waiters", "pools_with_waiters", "idpools_with_waiters", "clients_waiting",
             "lock_waits", "lock_waits_timed_out", "lock_handoffs_release", "lock_handoffs_delete",
@@ -49,69 +36,56 @@ server_tests! {
 
         // Locks: a waiter handed the lock by a release, one by a delete, one
         // by expiry, one that times out; two waiting while we look.
-        ok(&mut con, &["LOCK.ACQUIRE", "l1", "a", "PX", "60000"]);
-        let waiters: Vec<_> = [("l1", "b", "10000"), ("l1", "c", "10000")]
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l1", "a", "PX", "60000"]), 1);
+        let waiters: Vec<_> = ["b", "c"]
             .into_iter()
-            .map(|(key, token, wait)| {
-                let mut waiting = server.con();
-                thread::spawn(move || -> Value {
-                    cmd(&["LOCK.ACQUIRE", key, token, "PX", "60000", "WAIT", wait]).query(&mut waiting).unwrap()
-                })
-            })
+            .map(|token| Waiter::start(&server, &["LOCK.ACQUIRE", "l1", token, "PX", "60000", "WAIT", "10000"]))
             .collect();
-        harness::wait_until("two waiters", || figures(&mut con, "recipes")["clients_waiting"] == 2);
-        let now = figures(&mut con, "recipes");
+        assert_eq!(recipes_figures(&mut con, "recipes")["clients_waiting"], 2);
+        let now = recipes_figures(&mut con, "recipes");
         assert_eq!((now["locks_with_waiters"], now["lock_waits"]), (1, 2));
         assert_eq!(int(&mut con, &["LOCK.RELEASEIF", "l1", "a"]), 1);
-        harness::wait_until("one hand-off by release", || figures(&mut con, "recipes")["lock_handoffs_release"] == 1);
-        let holder: String = cmd(&["GET", "l1"]).query(&mut con).unwrap();
-        ok(&mut con, &["DEL", "l1"]);
-        harness::wait_until("one hand-off by delete", || figures(&mut con, "recipes")["lock_handoffs_delete"] == 1);
+        harness::wait_until("one hand-off by release", || recipes_figures(&mut con, "recipes")["lock_handoffs_release"] == 1);
+        // The first waiter got it; deleting it hands it to the second.
+        assert_eq!(value(&mut con, &["GET", "l1"]), Value::BulkString(b"b".to_vec()));
+        assert_eq!(int(&mut con, &["DEL", "l1"]), 1);
+        harness::wait_until("one hand-off by delete", || recipes_figures(&mut con, "recipes")["lock_handoffs_delete"] == 1);
+        assert_eq!(value(&mut con, &["GET", "l1"]), Value::BulkString(b"c".to_vec()));
         for waiter in waiters {
-            assert_eq!(waiter.join().unwrap(), Value::Int(1));
+            assert_eq!(waiter.answer(), Ok(Value::Int(1)));
         }
-        assert!(holder == "b" || holder == "c");
-        ok(&mut con, &["LOCK.ACQUIRE", "l2", "a", "PX", "200"]);
-        let mut waiting = server.con();
-        let expiring = thread::spawn(move || -> Value {
-            cmd(&["LOCK.ACQUIRE", "l2", "b", "PX", "60000", "WAIT", "10000"]).query(&mut waiting).unwrap()
-        });
-        assert_eq!(expiring.join().unwrap(), Value::Int(1));
-        ok(&mut con, &["LOCK.ACQUIRE", "l3", "a", "PX", "60000"]);
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l2", "a", "PX", "200"]), 1);
+        let expiring = Waiter::start(&server, &["LOCK.ACQUIRE", "l2", "b", "PX", "60000", "WAIT", "10000"]);
+        assert_eq!(expiring.answer(), Ok(Value::Int(1)));
+        assert_eq!(int(&mut con, &["LOCK.ACQUIRE", "l3", "a", "PX", "60000"]), 1);
         let nil: Value = cmd(&["LOCK.ACQUIRE", "l3", "b", "WAIT", "50"]).query(&mut server.con()).unwrap();
         assert_eq!(nil, Value::Nil);
 
         // Pools: two pools, three leases, one of them ended and reclaimed.
         ok(&mut con, &["IDPOOL.CREATE", "p1", "10"]);
         ok(&mut con, &["IDPOOL.CREATE", "p2", "10"]);
-        ok(&mut con, &["IDPOOL.NEXT", "p1"]);
-        ok(&mut con, &["IDPOOL.NEXT", "p1", "TTL", "1"]);
-        ok(&mut con, &["IDPOOL.NEXT", "p2"]);
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", "p1"]), 1);
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", "p1", "TTL", "1"]), 2);
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", "p2"]), 1);
         thread::sleep(Duration::from_millis(5));
-        ok(&mut con, &["IDPOOL.NEXT", "p1"]);
-        ok(&mut con, &["COPY", "p2", "p3"]);
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", "p1"]), 3);
+        assert_eq!(int(&mut con, &["COPY", "p2", "p3"]), 1);
 
         // Waits on an ID pool and a resource pool: one handed over, one
         // timed out each, and two waiting while we look.
         ok(&mut con, &["IDPOOL.CREATE", "p4", "1"]);
-        ok(&mut con, &["IDPOOL.NEXT", "p4"]);
-        ok(&mut con, &["POOL.ADD", "rp", "r"]);
-        ok(&mut con, &["POOL.ACQUIRE", "rp", "a"]);
-        let waiters: Vec<_> = [vec!["IDPOOL.NEXT", "p4", "WAIT", "10000"], vec!["POOL.ACQUIRE", "rp", "b", "WAIT", "10000"]]
-            .into_iter()
-            .map(|words| {
-                let mut waiting = server.con();
-                thread::spawn(move || -> Value { cmd(&words).query(&mut waiting).unwrap() })
-            })
-            .collect();
-        harness::wait_until("two waiters", || figures(&mut con, "recipes")["clients_waiting"] == 2);
-        let now = figures(&mut con, "recipes");
+        assert_eq!(int(&mut con, &["IDPOOL.NEXT", "p4"]), 1);
+        assert_eq!(int(&mut con, &["POOL.ADD", "rp", "r"]), 1);
+        assert_eq!(value(&mut con, &["POOL.ACQUIRE", "rp", "a"]), Value::BulkString(b"r".to_vec()));
+        let ids = Waiter::start(&server, &["IDPOOL.NEXT", "p4", "WAIT", "10000"]);
+        let resources = Waiter::start(&server, &["POOL.ACQUIRE", "rp", "b", "WAIT", "10000"]);
+        assert_eq!(recipes_figures(&mut con, "recipes")["clients_waiting"], 2);
+        let now = recipes_figures(&mut con, "recipes");
         assert_eq!((now["pools_with_waiters"], now["idpools_with_waiters"], now["locks_with_waiters"]), (1, 1, 0));
-        ok(&mut con, &["IDPOOL.RELEASE", "p4", "1"]);
-        ok(&mut con, &["POOL.RELEASE", "rp", "r", "a"]);
-        for waiter in waiters {
-            assert_ne!(waiter.join().unwrap(), Value::Nil);
-        }
+        assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "p4", "1"]), 1);
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "rp", "r", "a"]), 1);
+        assert_eq!(ids.answer(), Ok(Value::Int(1)));
+        assert_eq!(resources.answer(), Ok(Value::BulkString(b"r".to_vec())));
         for words in [["IDPOOL.NEXT", "p4", "WAIT", "20", ""], ["POOL.ACQUIRE", "rp", "c", "WAIT", "20"]] {
             let words: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
             let nil: Value = cmd(&words).query(&mut con).unwrap();
@@ -119,11 +93,12 @@ server_tests! {
         }
 
         // Rate: 2 allowed, 1 limited.
-        for _ in 0..3 {
-            ok(&mut con, &["RATE.LIMIT", "r", "2", "60000"]);
-        }
+        let limit = ["RATE.LIMIT", "r", "2", "60000"];
+        assert_eq!(decide(&mut con, &limit)[..4], [0, 2, 1, -1]);
+        assert_eq!(decide(&mut con, &limit)[..4], [0, 2, 0, -1]);
+        assert_eq!(decide(&mut con, &limit)[..3], [1, 2, 0]);
 
-        let after = figures(&mut con, "recipes");
+        let after = recipes_figures(&mut con, "recipes");
         let expected = [
             ("locks_with_waiters", 0), ("clients_waiting", 0), ("lock_waits", 4),
             ("lock_waits_timed_out", 1), ("lock_handoffs_release", 1),
@@ -139,18 +114,18 @@ server_tests! {
         }
 
         // The section is part of INFO modules and INFO everything.
-        assert_eq!(figures(&mut con, "modules"), after);
-        assert_eq!(figures(&mut con, "everything"), after);
+        assert_eq!(recipes_figures(&mut con, "modules"), after);
+        assert_eq!(recipes_figures(&mut con, "everything"), after);
 
         // Counters count from the module's load: CONFIG RESETSTAT (which the
         // module could only see through a filter on every command) leaves
         // every figure as it was.
         ok(&mut con, &["CONFIG", "RESETSTAT"]);
-        assert_eq!(figures(&mut con, "recipes"), after);
+        assert_eq!(recipes_figures(&mut con, "recipes"), after);
         // Freed pools leave the gauges.
-        ok(&mut con, &["DEL", "p1", "p2"]);
+        assert_eq!(int(&mut con, &["DEL", "p1", "p2"]), 2);
         ok(&mut con, &["FLUSHALL", "SYNC"]);
-        let flushed = figures(&mut con, "recipes");
+        let flushed = recipes_figures(&mut con, "recipes");
         assert_eq!((flushed["pools"], flushed["pool_leases"]), (0, 0));
         assert_eq!(info_field(&mut con, "recipes", "recipes_panics_caught").as_deref(), Some("0"));
     }
@@ -167,8 +142,7 @@ server_tests! {
             .map(|part| part.parse::<i64>().unwrap());
         assert_eq!(recipes.get("ver"), Some(&Value::Int(major * 10_000 + minor * 100 + patch)));
         // Each command's `since` is the release that added its family.
-        let names: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"]).query(&mut con).unwrap();
-        for name in names {
+        for name in module_commands(&mut con) {
             let docs: HashMap<String, HashMap<String, Value>> = cmd(&["COMMAND", "DOCS", &name]).query(&mut con).unwrap();
             let since = docs[&name].get("since").cloned();
             let family = name.split('.').next().unwrap();

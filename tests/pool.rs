@@ -12,52 +12,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, digest, error, info_field, int, wait_until, Cluster, Connection, Replicated, Server, Value,
+    arity, blocked_clients, cmd, digest, error, info_field, int, module_docs, pool_holders,
+    pool_info, query, refused_restore, server_ms, Cluster, Connection, Replicated, Server, Value,
+    Waiter, WRONGTYPE,
 };
 
+/// `POOL.ACQUIRE`'s answer: the resource, or `None` for nil.
 fn acquire(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Option<String> {
-    cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"))
-}
-
-/// `POOL.INFO` as (size, free, held, waiting).
-fn info(con: &mut Connection, key: &str) -> (i64, i64, i64, i64) {
-    let map: HashMap<String, i64> = cmd(&["POOL.INFO", key]).query(con).unwrap();
-    (map["size"], map["free"], map["held"], map["waiting"])
-}
-
-/// `POOL.HOLDERS` as (resource, owner, lease end).
-fn holders(con: &mut Connection, key: &str) -> Vec<(String, String, i64)> {
-    cmd(&["POOL.HOLDERS", key]).query(con).unwrap()
-}
-
-fn blocked_clients(con: &mut Connection) -> i64 {
-    info_field(con, "clients", "blocked_clients")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(-1)
-}
-
-/// Starts a client that waits in `words`; its answer comes out of the
-/// handle. Returns once the server has the client blocked.
-fn waiter(server: &Server, words: &[&str]) -> thread::JoinHandle<Option<String>> {
-    let mut con = server.con();
-    let mut watch = server.con();
-    let before = blocked_clients(&mut watch);
-    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    let handle = thread::spawn(move || {
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        acquire(&mut con, &words)
-    });
-    wait_until("the waiter is blocked", || {
-        blocked_clients(&mut watch) == before + 1
-    });
-    handle
-}
-
-fn now_ms(con: &mut Connection) -> i64 {
-    let (s, us): (i64, i64) = cmd(&["TIME"]).query(con).unwrap();
-    s * 1000 + us / 1000
+    query(con, words)
 }
 
 server_tests! {
@@ -73,28 +35,28 @@ server_tests! {
         // w3 crashes while holding b3: its lease ends after 200 ms.
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w3", "PX", "200"]).as_deref(), Some("b3"));
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w4"]), None);
-        assert_eq!(info(&mut con, "browsers"), (3, 0, 3, 0));
+        assert_eq!(pool_info(&mut con, "browsers"), (3, 0, 3, 0));
         // Release one and acquire it again.
         assert_eq!(int(&mut con, &["POOL.RELEASE", "browsers", "b2", "w2"]), 1);
-        assert_eq!(info(&mut con, "browsers"), (3, 1, 2, 0));
+        assert_eq!(pool_info(&mut con, "browsers"), (3, 1, 2, 0));
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w4"]).as_deref(), Some("b2"));
-        let rows = holders(&mut con, "browsers");
+        let rows = pool_holders(&mut con, "browsers");
         assert_eq!(rows.len(), 3);
         assert_eq!((rows[0].0.as_str(), rows[0].1.as_str(), rows[0].2), ("b1", "w1", -1));
         assert_eq!((rows[1].0.as_str(), rows[1].1.as_str(), rows[1].2), ("b2", "w4", -1));
         let end = rows[2].2;
         assert_eq!((rows[2].0.as_str(), rows[2].1.as_str()), ("b3", "w3"));
-        assert!((0..=200).contains(&(end - now_ms(&mut con))), "b3's lease ends at {end}");
+        assert!((0..=200).contains(&(end - server_ms(&mut con))), "b3's lease ends at {end}");
         // The crashed holder's lease ends: b3 is free again, with nobody's help.
         thread::sleep(Duration::from_millis(250));
-        assert_eq!(info(&mut con, "browsers"), (3, 1, 2, 0));
-        assert_eq!(holders(&mut con, "browsers").len(), 2);
+        assert_eq!(pool_info(&mut con, "browsers"), (3, 1, 2, 0));
+        assert_eq!(pool_holders(&mut con, "browsers").len(), 2);
         assert_eq!(int(&mut con, &["POOL.RELEASE", "browsers", "b3", "w3"]), 0, "w3's lease ended");
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w5"]).as_deref(), Some("b3"));
         // Removing every resource deletes the key, as SREM does a set's.
         assert_eq!(int(&mut con, &["POOL.REMOVE", "browsers", "b1", "b2", "b3"]), 3);
         assert_eq!(int(&mut con, &["EXISTS", "browsers"]), 0);
-        assert_eq!(info(&mut con, "browsers"), (0, 0, 0, 0));
+        assert_eq!(pool_info(&mut con, "browsers"), (0, 0, 0, 0));
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "browsers", "w6"]), None);
     }
 
@@ -126,7 +88,7 @@ server_tests! {
         assert_eq!(int(&mut con, &["POOL.RELEASE", "missing", "r", "me"]), 0);
         assert_eq!(digest(&mut con), before, "refusals change nothing");
         assert_eq!(int(&mut con, &["POOL.RENEW", "p", "r", "me", "EX", "90"]), 1);
-        let end = holders(&mut con, "p")[0].2 - now_ms(&mut con);
+        let end = pool_holders(&mut con, "p")[0].2 - server_ms(&mut con);
         assert!((89_000..=90_000).contains(&end), "the lease now ends in {end} ms");
         // Removing a held resource is allowed; its holder's release and
         // renew then answer 0.
@@ -134,7 +96,7 @@ server_tests! {
         assert_eq!(int(&mut con, &["POOL.REMOVE", "p", "r"]), 1);
         assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r", "me"]), 0);
         assert_eq!(int(&mut con, &["POOL.RENEW", "p", "r", "me", "PX", "100"]), 0);
-        assert_eq!(info(&mut con, "p"), (1, 1, 0, 0));
+        assert_eq!(pool_info(&mut con, "p"), (1, 1, 0, 0));
     }
 
     fn every_error_is_exact_and_changes_nothing(flavor) {
@@ -143,8 +105,6 @@ server_tests! {
         assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
         let _: () = cmd(&["SET", "str", "x"]).query(&mut con).unwrap();
         let before = digest(&mut con);
-        let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
-        let arity = |name: &str| format!("ERR wrong number of arguments for '{name}' command");
         for (words, expected) in [
             (vec!["POOL.ADD", "p"], arity("pool.add")),
             (vec!["POOL.REMOVE", "p"], arity("pool.remove")),
@@ -152,13 +112,13 @@ server_tests! {
             (vec!["POOL.RELEASE", "p", "r"], arity("pool.release")),
             (vec!["POOL.RENEW", "p", "r", "o"], arity("pool.renew")),
             (vec!["POOL.INFO"], arity("pool.info")),
-            (vec!["POOL.ADD", "str", "r"], wrongtype.to_string()),
-            (vec!["POOL.REMOVE", "str", "r"], wrongtype.to_string()),
-            (vec!["POOL.ACQUIRE", "str", "o"], wrongtype.to_string()),
-            (vec!["POOL.RELEASE", "str", "r", "o"], wrongtype.to_string()),
-            (vec!["POOL.RENEW", "str", "r", "o", "PX", "5"], wrongtype.to_string()),
-            (vec!["POOL.INFO", "str"], wrongtype.to_string()),
-            (vec!["POOL.HOLDERS", "str"], wrongtype.to_string()),
+            (vec!["POOL.ADD", "str", "r"], WRONGTYPE.to_string()),
+            (vec!["POOL.REMOVE", "str", "r"], WRONGTYPE.to_string()),
+            (vec!["POOL.ACQUIRE", "str", "o"], WRONGTYPE.to_string()),
+            (vec!["POOL.RELEASE", "str", "r", "o"], WRONGTYPE.to_string()),
+            (vec!["POOL.RENEW", "str", "r", "o", "PX", "5"], WRONGTYPE.to_string()),
+            (vec!["POOL.INFO", "str"], WRONGTYPE.to_string()),
+            (vec!["POOL.HOLDERS", "str"], WRONGTYPE.to_string()),
             (vec!["POOL.ACQUIRE", "p", ""], "ERR owner must not be empty".into()),
             (vec!["POOL.RELEASE", "p", "r", ""], "ERR owner must not be empty".into()),
             (vec!["POOL.ACQUIRE", "p", "o", "PX", "0"], "ERR invalid expire time in 'pool.acquire' command".into()),
@@ -190,24 +150,24 @@ server_tests! {
         assert_eq!(int(&mut con, &["POOL.ADD", "p", "r1", "r2"]), 2);
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "h1"]).as_deref(), Some("r1"));
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "h2"]).as_deref(), Some("r2"));
-        let a = waiter(&server, &["POOL.ACQUIRE", "p", "A", "WAIT", "60000", "PX", "60000"]);
-        let b = waiter(&server, &["POOL.ACQUIRE", "p", "B", "WAIT", "60000"]);
-        let c = waiter(&server, &["POOL.ACQUIRE", "p", "C", "WAIT", "60000"]);
-        assert_eq!(info(&mut con, "p"), (2, 0, 2, 3));
+        let a = Waiter::start(&server, &["POOL.ACQUIRE", "p", "A", "WAIT", "60000", "PX", "60000"]);
+        let b = Waiter::start(&server, &["POOL.ACQUIRE", "p", "B", "WAIT", "60000"]);
+        let c = Waiter::start(&server, &["POOL.ACQUIRE", "p", "C", "WAIT", "60000"]);
+        assert_eq!(pool_info(&mut con, "p"), (2, 0, 2, 3));
         // A newcomer cannot barge in.
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "D"]), None);
         // The release hands r2 to A inside the same command.
         assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r2", "h2"]), 1);
-        assert_eq!(holders(&mut con, "p")[1].1, "A");
-        assert_eq!(a.join().unwrap().as_deref(), Some("r2"));
-        let end = holders(&mut con, "p")[1].2 - now_ms(&mut con);
+        assert_eq!(pool_holders(&mut con, "p")[1].1, "A");
+        assert_eq!(a.answer_as::<Option<String>>().as_deref(), Some("r2"));
+        let end = pool_holders(&mut con, "p")[1].2 - server_ms(&mut con);
         assert!((59_000..=60_000).contains(&end), "A's lease counts from the hand-off: {end}");
         // An added resource goes to the next waiter.
         assert_eq!(int(&mut con, &["POOL.ADD", "p", "r3"]), 1);
-        assert_eq!(b.join().unwrap().as_deref(), Some("r3"));
+        assert_eq!(b.answer_as::<Option<String>>().as_deref(), Some("r3"));
         assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r1", "h1"]), 1);
-        assert_eq!(c.join().unwrap().as_deref(), Some("r1"));
-        assert_eq!(info(&mut con, "p"), (3, 0, 3, 0));
+        assert_eq!(c.answer_as::<Option<String>>().as_deref(), Some("r1"));
+        assert_eq!(pool_info(&mut con, "p"), (3, 0, 3, 0));
         assert_eq!(blocked_clients(&mut con), 0);
     }
 
@@ -217,21 +177,21 @@ server_tests! {
         assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "crashed", "PX", "300"]).as_deref(), Some("r"));
         let started = Instant::now();
-        let w = waiter(&server, &["POOL.ACQUIRE", "p", "next", "WAIT", "10000"]);
-        assert_eq!(w.join().unwrap().as_deref(), Some("r"));
+        let w = Waiter::start(&server, &["POOL.ACQUIRE", "p", "next", "WAIT", "10000"]);
+        assert_eq!(w.answer_as::<Option<String>>().as_deref(), Some("r"));
         let waited = started.elapsed();
         assert!(waited < Duration::from_millis(1000), "served {waited:?} after the lease ended");
-        assert_eq!(holders(&mut con, "p")[0].1, "next");
+        assert_eq!(pool_holders(&mut con, "p")[0].1, "next");
     }
 
     fn waiting_on_a_missing_pool_ends_with_an_add(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let w = waiter(&server, &["POOL.ACQUIRE", "later", "me", "WAIT", "60000"]);
-        assert_eq!(info(&mut con, "later"), (0, 0, 0, 1));
+        let w = Waiter::start(&server, &["POOL.ACQUIRE", "later", "me", "WAIT", "60000"]);
+        assert_eq!(pool_info(&mut con, "later"), (0, 0, 0, 1));
         assert_eq!(int(&mut con, &["POOL.ADD", "later", "x", "y"]), 2);
-        assert_eq!(w.join().unwrap().as_deref(), Some("x"));
-        assert_eq!(info(&mut con, "later"), (2, 1, 1, 0));
+        assert_eq!(w.answer_as::<Option<String>>().as_deref(), Some("x"));
+        assert_eq!(pool_info(&mut con, "later"), (2, 1, 1, 0));
     }
 
     fn timeouts_disconnects_and_unblock_leave_the_queue(flavor) {
@@ -239,24 +199,18 @@ server_tests! {
         let mut con = server.con();
         assert_eq!(int(&mut con, &["POOL.ADD", "p", "r"]), 1);
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "holder"]).as_deref(), Some("r"));
-        let quick = waiter(&server, &["POOL.ACQUIRE", "p", "quick", "WAIT", "100"]);
-        assert_eq!(quick.join().unwrap(), None);
-        let mut gone = server.con();
-        let gone_id = int(&mut gone, &["CLIENT", "ID"]);
-        let gone = thread::spawn(move || cmd(&["POOL.ACQUIRE", "p", "gone", "WAIT", "60000"]).query::<Value>(&mut gone));
-        wait_until("gone waits", || blocked_clients(&mut con) == 1);
-        let mut unblocked = server.con();
-        let unblocked_id = int(&mut unblocked, &["CLIENT", "ID"]);
-        let unblocked = thread::spawn(move || acquire(&mut unblocked, &["POOL.ACQUIRE", "p", "unblocked", "WAIT", "60000"]));
-        wait_until("two wait", || blocked_clients(&mut con) == 2);
-        let last = waiter(&server, &["POOL.ACQUIRE", "p", "last", "WAIT", "60000"]);
-        assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &gone_id.to_string()]), 1);
-        assert!(gone.join().unwrap().is_err());
-        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &unblocked_id.to_string()]), 1);
-        assert_eq!(unblocked.join().unwrap(), None);
-        assert_eq!(info(&mut con, "p").3, 1);
+        let quick = Waiter::start(&server, &["POOL.ACQUIRE", "p", "quick", "WAIT", "100"]);
+        assert_eq!(quick.answer_as::<Option<String>>(), None);
+        let gone = Waiter::start(&server, &["POOL.ACQUIRE", "p", "gone", "WAIT", "60000"]);
+        let unblocked = Waiter::start(&server, &["POOL.ACQUIRE", "p", "unblocked", "WAIT", "60000"]);
+        let last = Waiter::start(&server, &["POOL.ACQUIRE", "p", "last", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &gone.id.to_string()]), 1);
+        assert!(gone.answer().is_err());
+        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &unblocked.id.to_string()]), 1);
+        assert_eq!(unblocked.answer(), Ok(Value::Nil));
+        assert_eq!(pool_info(&mut con, "p").3, 1);
         assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "r", "holder"]), 1);
-        assert_eq!(last.join().unwrap().as_deref(), Some("r"));
+        assert_eq!(last.answer_as::<Option<String>>().as_deref(), Some("r"));
         assert!(!server.log().contains("panic"));
     }
 
@@ -312,7 +266,7 @@ server_tests! {
             worker.join().unwrap();
         }
         assert_eq!(*served.lock().unwrap(), vec![ROUNDS; CLIENTS]);
-        assert_eq!(info(&mut con, "p"), (4, 4, 0, 0));
+        assert_eq!(pool_info(&mut con, "p"), (4, 4, 0, 0));
         let waits: i64 = info_field(&mut con, "recipes", "recipes_resource_waits").unwrap().parse().unwrap();
         assert!(waits > 0, "16 clients on 4 resources never waited");
     }
@@ -335,11 +289,7 @@ server_tests! {
         for preamble in ["yes", "no"] {
             let server = harness::aof_round_trip_with(flavor, &["--aof-use-rdb-preamble", preamble], |_, con| {
                 pool_workload(con);
-                let _: () = cmd(&["BGREWRITEAOF"]).query(con).unwrap();
-                wait_until("the AOF rewrite ends", || {
-                    info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-                        && info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-                });
+                harness::rewrite_aof(con);
                 // Written after the rewrite: replayed from the AOF's tail.
                 assert_eq!(acquire(con, &["POOL.ACQUIRE", "pool:main", "tail", "PX", "600000"]).as_deref(), Some("a"));
                 KEYS.to_vec()
@@ -352,14 +302,15 @@ server_tests! {
         let mut con = server.con();
         pool_workload(&mut con);
         let payload: Vec<u8> = cmd(&["DUMP", "pool:main"]).query(&mut con).unwrap();
-        let _: () = redis::cmd("RESTORE").arg("restored").arg(0).arg(&payload[..]).query(&mut con).unwrap();
-        let _: i64 = cmd(&["COPY", "pool:main", "copied"]).query(&mut con).unwrap();
+        let restored: Value = redis::cmd("RESTORE").arg("restored").arg(0).arg(&payload[..]).query(&mut con).unwrap();
+        assert_eq!(restored, Value::Okay);
+        assert_eq!(int(&mut con, &["COPY", "pool:main", "copied"]), 1);
         for key in ["restored", "copied"] {
             assert_eq!(harness::snapshot(&mut con, key).0, harness::snapshot(&mut con, "pool:main").0, "{key}");
-            assert_eq!(holders(&mut con, key), holders(&mut con, "pool:main"), "{key}");
+            assert_eq!(pool_holders(&mut con, key), pool_holders(&mut con, "pool:main"), "{key}");
         }
-        let _: () = cmd(&["DEL", "copied"]).query(&mut con).unwrap();
-        assert_eq!(info(&mut con, "pool:main"), (4, 2, 2, 0), "the copy was deep");
+        assert_eq!(int(&mut con, &["DEL", "copied"]), 1);
+        assert_eq!(pool_info(&mut con, "pool:main"), (4, 2, 2, 0), "the copy was deep");
         let usage = int(&mut con, &["MEMORY", "USAGE", "pool:main"]);
         assert!((100..4096).contains(&usage), "MEMORY USAGE {usage}");
         let kind: String = cmd(&["TYPE", "pool:main"]).query(&mut con).unwrap();
@@ -372,12 +323,8 @@ server_tests! {
         pool_workload(&mut con);
         let payload: Vec<u8> = cmd(&["DUMP", "pool:main"]).query(&mut con).unwrap();
         let before = digest(&mut con);
-        let restore = |con: &mut Connection, payload: &[u8]| {
-            let got = error(con, redis::cmd("RESTORE").arg("bad").arg(0).arg(payload));
-            assert!(got.starts_with("ERR") && (got.contains("payload") || got.contains("Bad data format")), "{got}");
-            assert_eq!(int(con, &["EXISTS", "bad"]), 0);
-        };
-        restore(&mut con, &payload[..payload.len() - 3]);
+        let refused = "ERR Bad data format";
+        refused_restore(&mut con, &payload[..payload.len() - 3], "ERR DUMP payload version or checksum are wrong");
         use harness::Field::{Bytes as B, Num as N};
         let never = u64::MAX;
         let hostile: &[&[harness::Field]] = &[
@@ -393,18 +340,19 @@ server_tests! {
             &[N(1), B(b"a"), N(0), N(7)],                     // a value too many
         ];
         for fields in hostile {
-            restore(&mut con, &harness::forge(&payload, fields, 1));
+            refused_restore(&mut con, &harness::forge(&payload, fields, 1), refused);
         }
-        restore(&mut con, &harness::forge(&payload, &[N(1), B(b"a"), N(0)], 2));
+        refused_restore(&mut con, &harness::forge(&payload, &[N(1), B(b"a"), N(0)], 2), refused);
         assert_eq!(digest(&mut con), before);
         // The forger itself is right: a valid forged pool loads.
-        let _: () = redis::cmd("RESTORE")
+        let forged: Value = redis::cmd("RESTORE")
             .arg("forged")
             .arg(0)
             .arg(harness::forge(&payload, &[N(1), B(b"x"), N(1), B(b"y"), B(b"o"), N(never)], 1))
             .query(&mut con)
             .unwrap();
-        assert_eq!(info(&mut con, "forged"), (2, 1, 1, 0));
+        assert_eq!(forged, Value::Okay);
+        assert_eq!(pool_info(&mut con, "forged"), (2, 1, 1, 0));
         assert!(!server.log().contains("panic"), "{}", server.log());
     }
 
@@ -418,20 +366,20 @@ server_tests! {
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "o", "PX", "50"]).as_deref(), Some("e2"));
         pair.sync();
         thread::sleep(Duration::from_millis(150));
-        assert_eq!(info(&mut pair.replica.con(), "pool:ended"), (2, 2, 0, 0), "the replica reads ended leases as free");
+        assert_eq!(pool_info(&mut pair.replica.con(), "pool:ended"), (2, 2, 0, 0), "the replica reads ended leases as free");
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "p"]).as_deref(), Some("e1"));
         assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "pool:ended", "q", "PX", "600000"]).as_deref(), Some("e2"));
         // A hand-off to a waiter reaches the replica as its effect.
-        let w = waiter(&pair.primary, &["POOL.ACQUIRE", "pool:ended", "w", "WAIT", "60000", "PX", "600000"]);
+        let w = Waiter::start(&pair.primary, &["POOL.ACQUIRE", "pool:ended", "w", "WAIT", "60000", "PX", "600000"]);
         assert_eq!(int(&mut con, &["POOL.RELEASE", "pool:ended", "e1", "p"]), 1);
-        assert_eq!(w.join().unwrap().as_deref(), Some("e1"));
+        assert_eq!(w.answer_as::<Option<String>>().as_deref(), Some("e1"));
         pair.sync();
         let mut replica = pair.replica.con();
         let keys = ["pool:main", "pool:forever", "pool:ended"];
         assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
-        assert_eq!(holders(&mut con, "pool:ended"), holders(&mut replica, "pool:ended"));
+        assert_eq!(pool_holders(&mut con, "pool:ended"), pool_holders(&mut replica, "pool:ended"));
         let refused = error(&mut replica, &cmd(&["POOL.ACQUIRE", "pool:ended", "x"]));
-        assert!(refused.starts_with("READONLY"), "{refused}");
+        assert_eq!(refused, "READONLY You can't write against a read only replica.");
     }
 
     fn command_metadata_and_cluster_routing(flavor) {
@@ -447,8 +395,20 @@ server_tests! {
             vec!["POOL.HOLDERS", "k"],
             vec!["POOL.APPLY", "k", "FREE", "a", "HOLD", "b", "o", "0"],
         ];
-        harness::check_keys_and_docs(&mut con, &calls, "k", "POOL.ACQUIRE", &["free the longest", "O(log M)", "WAIT", "PX", "optional"]);
-        // The ACL categories the README states (servers that let modules set them).
+        harness::check_keys_and_docs(&mut con, &calls, "k", "POOL.ACQUIRE", module_docs(
+            "Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
+            "0.3.0",
+            "O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
+            &[
+                "- name=key type=key key_spec_index=0",
+                "- name=owner type=string",
+                "- name=lease type=oneof flags=optional",
+                "  - name=milliseconds type=integer token=PX",
+                "  - name=seconds type=integer token=EX",
+                "- name=wait type=integer token=WAIT flags=optional",
+            ],
+        ));
+        // The ACL categories COMMAND INFO gives (servers that let modules set them).
         if flavor.has_module_acl_categories(&mut con) {
             for (category, expected) in [
                 ("write", &["pool.add", "pool.remove", "pool.acquire", "pool.release", "pool.renew"][..]),
@@ -467,8 +427,7 @@ server_tests! {
         drop(server);
 
         let cluster = Cluster::start(flavor);
-        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
-        let mut con = client.get_connection().unwrap();
+        let mut con = cluster.client();
         for n in 0..20 {
             let key = format!("pool:{n}");
             assert_eq!(int(&mut con, &["POOL.ADD", &key, "r"]), 1);
@@ -572,7 +531,7 @@ server_tests! {
         }
         let growth = (used(&mut con) - before) / POOLS as f64;
         assert_eq!(int(&mut con, &["DBSIZE"]), POOLS as i64);
-        assert_eq!(info(&mut con, "pool:0"), (3, 2, 1, 0));
+        assert_eq!(pool_info(&mut con, "pool:0"), (3, 2, 1, 0));
         let mut usage = 0;
         for first in (0..POOLS).step_by(500) {
             let mut pipe = redis::pipe();
@@ -601,7 +560,7 @@ server_tests! {
         }
         let _: () = pipe.query(&mut con).unwrap();
         let growth = used(&mut con) - before;
-        assert_eq!(info(&mut con, "big"), (RESOURCES as i64, (RESOURCES - LEASED) as i64, LEASED as i64, 0));
+        assert_eq!(pool_info(&mut con, "big"), (RESOURCES as i64, (RESOURCES - LEASED) as i64, LEASED as i64, 0));
         let usage = int(&mut con, &["MEMORY", "USAGE", "big", "SAMPLES", "0"]);
         within("a pool of 200000 resources, 10000 leased", usage as f64, growth);
     }

@@ -7,18 +7,9 @@ mod harness;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use harness::{cmd, digest, error, int, state, Cluster, Replicated, Server, Value};
-
-/// A decision as RESP2 gives it: limited, limit, remaining, retry-after,
-/// reset-after.
-fn decide(con: &mut harness::Connection, words: &[&str]) -> [i64; 5] {
-    let reply: Vec<i64> = cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
-    reply
-        .try_into()
-        .unwrap_or_else(|reply| panic!("{words:?}: {reply:?}"))
-}
+use harness::{
+    cmd, decide, digest, error, int, server_ms, state, Cluster, Replicated, Server, Value,
+};
 
 const LOGIN: &[&str] = &["RATE.LIMIT", "RateLimiter:42:login", "5", "60000"];
 
@@ -272,10 +263,23 @@ server_tests! {
     fn idle_limiters_expire(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        decide(&mut con, &["RATE.LIMIT", "brief", "2", "100"]);
-        decide(&mut con, &["RATE.LIMIT", "brief-w", "2", "100", "SLIDING"]);
-        assert!(int(&mut con, &["PTTL", "brief"]) <= 50);
-        assert!(int(&mut con, &["PTTL", "brief-w"]) <= 100);
+        // Each key expires when its limiter is full again: GCRA one interval
+        // (500 ms) after the action, the window once the action leaves it
+        // (1000 ms); never without an expiry.
+        for (key, sliding, ttl) in [("brief", false, 500), ("brief-w", true, 1000)] {
+            let mut words = vec!["RATE.LIMIT", key, "2", "1000"];
+            if sliding {
+                words.push("SLIDING");
+            }
+            let before = server_ms(&mut con);
+            assert_eq!(decide(&mut con, &words), [0, 2, 1, -1, ttl]);
+            let after = server_ms(&mut con);
+            let expiry = int(&mut con, &["PEXPIRETIME", key]);
+            assert!(
+                (before + ttl..=after + ttl).contains(&expiry),
+                "{key} expires at {expiry}, not {ttl} ms after the call ({before}..={after})"
+            );
+        }
         harness::wait_until("idle limiters expire", || {
             int(&mut con, &["EXISTS", "brief", "brief-w"]) == 0
         });
@@ -317,8 +321,7 @@ server_tests! {
 
     fn cluster_routes_each_limiter(flavor) {
         let cluster = Cluster::start(flavor);
-        let client = redis::cluster::ClusterClient::new(cluster.urls()).unwrap();
-        let mut con = client.get_connection().unwrap();
+        let mut con = cluster.client();
         for user in 0..30 {
             let key = format!("rate:{user}");
             for remaining in [1, 0] {

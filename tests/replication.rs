@@ -1,7 +1,8 @@
-//! The README's replication table, row by row, on real servers: each write
-//! command goes to replicas and the AOF verbatim or as its effect, as the
-//! table says, and a replica and an AOF replay then hold exactly what the
-//! primary holds (every key's `DUMP` and `PEXPIRETIME`, and `DEBUG DIGEST`).
+//! The replication table of docs/replication.md, row by row, on real servers: each write
+//! command answers its exact reply and goes to replicas and the AOF verbatim
+//! or as its effect, as the table says, and a replica and an AOF replay then
+//! hold exactly what the primary holds (every key's `DUMP` and `PEXPIRETIME`,
+//! and `DEBUG DIGEST`).
 //!
 //! The replica's clock is not the primary's: while the primary runs a row's
 //! command the replica is held in `DEBUG SLEEP`, so it applies the command
@@ -15,7 +16,10 @@ use std::collections::BTreeSet;
 use std::thread;
 use std::time::Duration;
 
-use harness::{cmd, commands_run, state, Connection, Replicated, Server, Value};
+use harness::{
+    cmd, command_flags, commands_run, int, module_commands, show, state, value, Connection,
+    Replicated, Server, Value, Waiter,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sent {
@@ -30,6 +34,8 @@ struct Row {
     case: &'static str,
     setup: &'static [&'static [&'static str]],
     call: &'static [&'static str],
+    /// The call's reply, as [`show`] renders it.
+    answer: &'static str,
     sent: Sent,
     keys: &'static [&'static str],
 }
@@ -46,6 +52,7 @@ const ROWS: &[Row] = &[
         case: "IDGEN.NEXT",
         setup: &[],
         call: &["IDGEN.NEXT", "{a}gen", "COUNT", "3"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{a}gen"],
     },
@@ -53,6 +60,7 @@ const ROWS: &[Row] = &[
         case: "IDGEN.NEXT FIELD",
         setup: &[],
         call: &["IDGEN.NEXT", "{b}ids", "FIELD", "orders"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{b}ids"],
     },
@@ -60,6 +68,7 @@ const ROWS: &[Row] = &[
         case: "IDGEN.RESERVE",
         setup: &[&["SET", "{c}gen", "7", "PX", "600000"]],
         call: &["IDGEN.RESERVE", "{c}gen", "1000"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{c}gen"],
     },
@@ -75,6 +84,7 @@ const ROWS: &[Row] = &[
             "FENCE",
             "{d}fence",
         ],
+        answer: "1",
         sent: SET,
         keys: &["{d}lock", "{d}fence"],
     },
@@ -82,6 +92,7 @@ const ROWS: &[Row] = &[
         case: "LOCK.RELEASEIF (no waiter)",
         setup: &[&["LOCK.ACQUIRE", "{e}lock", "t1", "PX", "600000"]],
         call: &["LOCK.RELEASEIF", "{e}lock", "t1"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{e}lock"],
     },
@@ -89,6 +100,7 @@ const ROWS: &[Row] = &[
         case: "LOCK.EXTEND",
         setup: &[&["LOCK.ACQUIRE", "{f}lock", "t1", "PX", "600000"]],
         call: &["LOCK.EXTEND", "{f}lock", "t1", "PX", "900000"],
+        answer: "1",
         sent: Sent::Effect(&["pexpireat"]),
         keys: &["{f}lock"],
     },
@@ -105,6 +117,7 @@ const ROWS: &[Row] = &[
             "{g}slugs",
             "hello",
         ],
+        answer: "1",
         sent: HSET,
         keys: &["{g}art", "{g}slugs"],
     },
@@ -112,6 +125,7 @@ const ROWS: &[Row] = &[
         case: "ARTICLE.UPDATE (updated_at)",
         setup: &[&["ARTICLE.CREATE", "{h}art", "t", "c", "au"]],
         call: &["ARTICLE.UPDATE", "{h}art", "TITLE", "t2"],
+        answer: "1",
         sent: HSET,
         keys: &["{h}art"],
     },
@@ -128,6 +142,7 @@ const ROWS: &[Row] = &[
             "old",
         ]],
         call: &["ARTICLE.SETSLUG", "{i}art", "{i}slugs", "new"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{i}art", "{i}slugs"],
     },
@@ -135,6 +150,7 @@ const ROWS: &[Row] = &[
         case: "ARTICLE.VIEW",
         setup: &[&["ARTICLE.CREATE", "{j}art", "t", "c", "au"]],
         call: &["ARTICLE.VIEW", "{j}art"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{j}art"],
     },
@@ -163,6 +179,7 @@ const ROWS: &[Row] = &[
             ],
         ],
         call: &["ARTICLE.DELETE", "{k}art", "SLUG", "{k}slugs"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{k}art", "{k}art2", "{k}slugs"],
     },
@@ -170,6 +187,7 @@ const ROWS: &[Row] = &[
         case: "CACHE.SETJSON (no TTL)",
         setup: &[],
         call: &["CACHE.SETJSON", "{l}doc", "{ \"a\" : [1, 2.50] }"],
+        answer: "+OK",
         sent: Sent::Verbatim,
         keys: &["{l}doc"],
     },
@@ -177,6 +195,7 @@ const ROWS: &[Row] = &[
         case: "CACHE.SETJSON EX",
         setup: &[],
         call: &["CACHE.SETJSON", "{m}doc", "{\"a\":1}", "EX", "600"],
+        answer: "+OK",
         sent: SET,
         keys: &["{m}doc"],
     },
@@ -184,6 +203,7 @@ const ROWS: &[Row] = &[
         case: "CACHE.HSET",
         setup: &[],
         call: &["CACHE.HSET", "{n}h", "PX", "600000", "f", "v", "g", "w"],
+        answer: "2",
         sent: Sent::Effect(&["hset", "pexpireat"]),
         keys: &["{n}h"],
     },
@@ -191,6 +211,7 @@ const ROWS: &[Row] = &[
         case: "IDPOOL.CREATE",
         setup: &[],
         call: &["IDPOOL.CREATE", "{o}pool", "100", "TTL", "600000"],
+        answer: "+OK",
         sent: Sent::Verbatim,
         keys: &["{o}pool"],
     },
@@ -201,6 +222,7 @@ const ROWS: &[Row] = &[
             &["IDPOOL.NEXT", "{p}pool"],
         ],
         call: &["IDPOOL.NEXT", "{p}pool"],
+        answer: "2",
         sent: Sent::Verbatim,
         keys: &["{p}pool"],
     },
@@ -208,6 +230,7 @@ const ROWS: &[Row] = &[
         case: "IDPOOL.NEXT TTL (a lease from now)",
         setup: &[&["IDPOOL.CREATE", "{q}pool", "100"]],
         call: &["IDPOOL.NEXT", "{q}pool", "TTL", "600000"],
+        answer: "1",
         sent: APPLY,
         keys: &["{q}pool"],
     },
@@ -218,6 +241,7 @@ const ROWS: &[Row] = &[
             &["IDPOOL.NEXT", "{r}pool", "TTL", "1"],
         ],
         call: &["IDPOOL.NEXT", "{r}pool"],
+        answer: "2",
         sent: APPLY,
         keys: &["{r}pool"],
     },
@@ -228,6 +252,7 @@ const ROWS: &[Row] = &[
             &["IDPOOL.NEXT", "{s}pool", "TTL", "600000"],
         ],
         call: &["IDPOOL.RELEASE", "{s}pool", "1"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{s}pool"],
     },
@@ -239,6 +264,7 @@ const ROWS: &[Row] = &[
             &["IDPOOL.NEXT", "{t}pool", "TTL", "1"],
         ],
         call: &["IDPOOL.RELEASE", "{t}pool", "1"],
+        answer: "1",
         sent: APPLY,
         keys: &["{t}pool"],
     },
@@ -249,6 +275,7 @@ const ROWS: &[Row] = &[
             &["IDPOOL.NEXT", "{u}pool", "TTL", "600000"],
         ],
         call: &["IDPOOL.RENEW", "{u}pool", "1", "900000"],
+        answer: "1",
         sent: APPLY,
         keys: &["{u}pool"],
     },
@@ -256,6 +283,7 @@ const ROWS: &[Row] = &[
         case: "IDPOOL.RESIZE",
         setup: &[&["IDPOOL.CREATE", "{v}pool", "100"]],
         call: &["IDPOOL.RESIZE", "{v}pool", "50"],
+        answer: "+OK",
         sent: APPLY,
         keys: &["{v}pool"],
     },
@@ -263,6 +291,7 @@ const ROWS: &[Row] = &[
         case: "RATE.LIMIT allowed (GCRA)",
         setup: &[],
         call: &["RATE.LIMIT", "{x}rate", "5", "60000", "AND", "100", "1000"],
+        answer: "[0, 5, 4, -1, 12000]",
         sent: SET,
         keys: &["{x}rate"],
     },
@@ -270,6 +299,7 @@ const ROWS: &[Row] = &[
         case: "RATE.LIMIT allowed (SLIDING)",
         setup: &[&["RATE.LIMIT", "{y}rate", "5", "60000", "SLIDING"]],
         call: &["RATE.LIMIT", "{y}rate", "5", "60000", "SLIDING"],
+        answer: "[0, 5, 3, -1, 60000]",
         sent: Sent::Effect(&["rate.apply"]),
         keys: &["{y}rate"],
     },
@@ -277,6 +307,7 @@ const ROWS: &[Row] = &[
         case: "RATE.RESET",
         setup: &[&["RATE.LIMIT", "{z}rate", "5", "60000"]],
         call: &["RATE.RESET", "{z}rate"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{z}rate"],
     },
@@ -284,6 +315,7 @@ const ROWS: &[Row] = &[
         case: "POOL.ADD",
         setup: &[&["POOL.ADD", "{pa}pool", "a"]],
         call: &["POOL.ADD", "{pa}pool", "b", "a", "c"],
+        answer: "2",
         sent: Sent::Verbatim,
         keys: &["{pa}pool"],
     },
@@ -294,6 +326,7 @@ const ROWS: &[Row] = &[
             &["POOL.ACQUIRE", "{pb}pool", "o", "PX", "600000"],
         ],
         call: &["POOL.REMOVE", "{pb}pool", "a"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{pb}pool"],
     },
@@ -301,6 +334,7 @@ const ROWS: &[Row] = &[
         case: "POOL.ACQUIRE (a lease that never ends)",
         setup: &[&["POOL.ADD", "{pc}pool", "a", "b"]],
         call: &["POOL.ACQUIRE", "{pc}pool", "o"],
+        answer: "\"a\"",
         sent: Sent::Verbatim,
         keys: &["{pc}pool"],
     },
@@ -316,6 +350,7 @@ const ROWS: &[Row] = &[
             "WAIT",
             "1000",
         ],
+        answer: "\"a\"",
         sent: POOL_APPLY,
         keys: &["{pd}pool"],
     },
@@ -326,6 +361,7 @@ const ROWS: &[Row] = &[
             &["POOL.ACQUIRE", "{pe}pool", "o", "PX", "1"],
         ],
         call: &["POOL.ACQUIRE", "{pe}pool", "p"],
+        answer: "\"a\"",
         sent: POOL_APPLY,
         keys: &["{pe}pool"],
     },
@@ -336,6 +372,7 @@ const ROWS: &[Row] = &[
             &["POOL.ACQUIRE", "{pf}pool", "o", "PX", "600000"],
         ],
         call: &["POOL.RELEASE", "{pf}pool", "a", "o"],
+        answer: "1",
         sent: Sent::Verbatim,
         keys: &["{pf}pool"],
     },
@@ -347,6 +384,7 @@ const ROWS: &[Row] = &[
             &["POOL.ACQUIRE", "{pg}pool", "o", "PX", "1"],
         ],
         call: &["POOL.RELEASE", "{pg}pool", "a", "o"],
+        answer: "1",
         sent: POOL_APPLY,
         keys: &["{pg}pool"],
     },
@@ -357,27 +395,30 @@ const ROWS: &[Row] = &[
             &["POOL.ACQUIRE", "{ph}pool", "o", "PX", "600000"],
         ],
         call: &["POOL.RENEW", "{ph}pool", "a", "o", "PX", "900000"],
+        answer: "1",
         sent: POOL_APPLY,
         keys: &["{ph}pool"],
     },
 ];
 
-fn ok(con: &mut Connection, words: &[&str]) {
-    let reply: Value = cmd(words)
-        .query(con)
-        .unwrap_or_else(|e| panic!("{words:?}: {e}"));
-    assert!(
-        !matches!(reply, Value::ServerError(_) | Value::Nil),
-        "{words:?} answered {reply:?}"
-    );
+/// Runs setup commands, each of which must succeed with something other
+/// than nil.
+fn prepare(con: &mut Connection, steps: &[&[&str]]) {
+    for words in steps {
+        assert_ne!(value(con, words), Value::Nil, "{words:?}");
+    }
 }
 
 fn setup(con: &mut Connection, row: &Row) {
-    for words in row.setup {
-        ok(con, words);
-    }
+    prepare(con, row.setup);
     // Leases of 1 ms end before the row's command runs.
     thread::sleep(Duration::from_millis(5));
+}
+
+/// Runs a row's command and checks its reply.
+fn call(con: &mut Connection, row: &Row) {
+    let answer = show(&value(con, row.call));
+    assert_eq!(answer, row.answer, "{}", row.case);
 }
 
 /// Holds the replica's event loop for a while (it applies the stream late).
@@ -461,7 +502,7 @@ server_tests! {
             pair.sync();
             let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
             let held = hold(&pair.replica);
-            ok(&mut primary, row.call);
+            call(&mut primary, row);
             held.join().unwrap();
             pair.sync();
             let name = row.call[0].to_lowercase();
@@ -490,7 +531,7 @@ server_tests! {
         let server = harness::aof_round_trip(flavor, |_, con| {
             for row in ROWS {
                 setup(con, row);
-                ok(con, row.call);
+                call(con, row);
             }
             // The replay comes later still: the restart, and this.
             thread::sleep(Duration::from_millis(300));
@@ -506,20 +547,13 @@ server_tests! {
         let mut primary = pair.primary.con();
         let mut replica = pair.replica.con();
         for hand_off in HAND_OFFS {
-            for words in hand_off.setup {
-                ok(&mut primary, words);
-            }
-            let mut waiting = pair.primary.con();
-            let words = hand_off.waiter;
-            let waiter = thread::spawn(move || cmd(words).query::<String>(&mut waiting).unwrap());
-            harness::wait_until("the waiter is queued", || {
-                harness::info_field(&mut primary, "clients", "blocked_clients").as_deref() == Some("1")
-            });
+            prepare(&mut primary, hand_off.setup);
+            let waiter = Waiter::start(&pair.primary, hand_off.waiter);
             pair.sync();
             let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
             let held = hold(&pair.replica);
-            ok(&mut primary, hand_off.release);
-            assert_eq!(waiter.join().unwrap(), hand_off.granted, "{}", hand_off.release[0]);
+            assert_eq!(int(&mut primary, hand_off.release), 1, "{}", hand_off.release[0]);
+            assert_eq!(waiter.answer_as::<String>(), hand_off.granted, "{}", hand_off.release[0]);
             held.join().unwrap();
             pair.sync();
             let received: BTreeSet<String> = commands_run(&mut replica)
@@ -544,18 +578,17 @@ server_tests! {
         let mut primary = pair.primary.con();
         let mut replica = pair.replica.con();
         for (hand_off, gone) in HAND_OFFS.iter().zip([&["del"][..], &[], &[]]) {
-            for words in hand_off.setup {
-                ok(&mut primary, words);
-            }
-            let first = harness::Waiter::start(&pair.primary, hand_off.waiter);
+            prepare(&mut primary, hand_off.setup);
+            let first = Waiter::start(&pair.primary, hand_off.waiter);
             let next_words: Vec<&str> = hand_off.waiter.iter().map(|w| match *w { "t2" => "t3", "o2" => "o3", w => w }).collect();
-            let next = harness::Waiter::start(&pair.primary, &next_words);
+            let next = Waiter::start(&pair.primary, &next_words);
             pair.sync();
             let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
             let mut pipe = redis::pipe();
             pipe.cmd(hand_off.release[0]).arg(&hand_off.release[1..]);
             pipe.cmd("CLIENT").arg(&["KILL", "ID", &first.id.to_string()][..]);
-            let _: Vec<Value> = pipe.query(&mut primary).unwrap();
+            let answers: Vec<Value> = pipe.query(&mut primary).unwrap();
+            assert_eq!(answers, [Value::Int(1), Value::Int(1)], "{}", hand_off.release[0]);
             assert!(first.answer().is_err());
             let granted = match hand_off.granted.parse::<i64>() {
                 // The fencing token the killed waiter took is not reused.
@@ -587,13 +620,11 @@ server_tests! {
     fn the_table_covers_every_write_command(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let names: Vec<String> = cmd(&["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"]).query(&mut con).unwrap();
         let covered: BTreeSet<String> = ROWS.iter().map(|row| row.call[0].to_lowercase()).collect();
-        for name in names {
-            let info: Vec<Value> = cmd(&["COMMAND", "INFO", &name]).query(&mut con).unwrap();
-            let flags = format!("{:?}", info.first());
-            // IDPOOL.APPLY and RATE.APPLY only carry other commands' effects.
-            if flags.contains("write") && !name.ends_with(".apply") {
+        for name in module_commands(&mut con) {
+            let write = command_flags(&mut con, &name).iter().any(|flag| flag == "write");
+            // The *.APPLY commands only carry other commands' effects.
+            if write && !name.ends_with(".apply") {
                 assert!(covered.contains(&name), "{name} has no row in the replication table");
             }
         }

@@ -2,7 +2,14 @@
 //! free loopback ports with the freshly built module loaded, as a standalone
 //! server, a primary with a replica, an AOF server that can be restarted, or a
 //! 3-primary cluster. Every server is killed and its directory removed when
-//! its handle drops, also when a test fails.
+//! its handle drops, also when a test fails. A server that is not installed
+//! skips its tests, or fails them under `make test` and CI
+//! ([`servers_required`]).
+//!
+//! Also what the suites share: commands and their exact replies, the servers'
+//! standard errors, command metadata (`COMMAND DOCS`, `COMMAND INFO`), clients
+//! blocked in a wait, the pools' `INFO`, whole-dataset snapshots, and the
+//! round trips through a replica and an AOF.
 #![allow(dead_code)]
 
 pub mod resp;
@@ -58,13 +65,18 @@ impl Flavor {
         .filter(|path| path.is_file())
     }
 
-    /// The binary, or `None` to skip. Under `CI=true` a missing server fails
-    /// the test instead: CI must never pass by testing nothing.
+    /// The binary, or `None` to skip. Where [`servers_required`], a missing
+    /// server fails the test instead: `make test` and CI must never pass by
+    /// testing nothing.
     pub fn available(self) -> Option<PathBuf> {
         let binary = self.binary();
         if binary.is_none() {
-            if std::env::var("CI").is_ok_and(|ci| ci == "true") {
-                panic!("{} not found under CI=true (run `make test`)", self.name());
+            if servers_required() {
+                panic!(
+                    "{} not found, and RECIPES_REQUIRE_SERVERS=1 or CI=true requires every \
+                     server (run `make test`, which installs them)",
+                    self.name()
+                );
             }
             eprintln!(
                 "skipped: {} not found (run `make test` to install it)",
@@ -82,6 +94,14 @@ impl Flavor {
             Flavor::Redis | Flavor::Redis8 => server_version(con) >= (7, 2),
         }
     }
+}
+
+/// Whether a missing server fails the tests rather than skipping them:
+/// under `RECIPES_REQUIRE_SERVERS=1` (which `make test` and `make stress`
+/// set) or `CI=true`. A developer's plain `cargo test` skips, saying so.
+pub fn servers_required() -> bool {
+    std::env::var("RECIPES_REQUIRE_SERVERS").is_ok_and(|value| value == "1")
+        || std::env::var("CI").is_ok_and(|ci| ci == "true")
 }
 
 fn which(program: &str) -> Option<PathBuf> {
@@ -163,6 +183,19 @@ macro_rules! server_tests {
 
 static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
 
+/// A new empty directory for one server, under the target's temporary
+/// directory.
+fn fresh_dir(prefix: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        NEXT_DIR.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the server directory");
+    dir
+}
+
 pub struct Server {
     pub flavor: Flavor,
     pub port: u16,
@@ -195,13 +228,7 @@ impl Server {
     }
 
     fn launch(flavor: Flavor, extra: &[&str], module: bool, prepare: impl FnOnce(&Path)) -> Server {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "server-{}-{}",
-            std::process::id(),
-            NEXT_DIR.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the server directory");
+        let dir = fresh_dir("server");
         prepare(&dir);
         let mut server = Server {
             flavor,
@@ -367,13 +394,7 @@ pub fn refused_start(
     extra: &[&str],
     prepare: impl FnOnce(&Path),
 ) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "refused-{}-{}",
-        std::process::id(),
-        NEXT_DIR.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create the server directory");
+    let dir = fresh_dir("refused");
     prepare(&dir);
     let module = module_path();
     let mut server = Command::new(flavor.binary().expect("server binary"))
@@ -543,6 +564,22 @@ pub fn error(con: &mut Connection, command: &redis::Cmd) -> String {
     }
 }
 
+/// The server's error for a key of another type.
+pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+/// The server's (and the module's) error for words out of place.
+pub const SYNTAX: &str = "ERR syntax error";
+/// The server's (and the module's) error for a number that is not one.
+pub const NOT_INTEGER: &str = "ERR value is not an integer or out of range";
+
+/// A cluster node's error for keys of one command in different slots.
+pub const CROSSSLOT: &str = "CROSSSLOT Keys in request don't hash to the same slot";
+
+/// The server's error for a call of `command` (lower case) with too few or
+/// too many words.
+pub fn arity(command: &str) -> String {
+    format!("ERR wrong number of arguments for '{command}' command")
+}
+
 /// Builds a command from words: `cmd(&["IDGEN.NEXT", "k"])`.
 pub fn cmd(words: &[&str]) -> redis::Cmd {
     let mut command = redis::cmd(words[0]);
@@ -552,10 +589,9 @@ pub fn cmd(words: &[&str]) -> redis::Cmd {
     command
 }
 
+/// An integer reply; panics if the command fails.
 pub fn int(con: &mut impl redis::ConnectionLike, words: &[&str]) -> i64 {
-    cmd(words)
-        .query(con)
-        .unwrap_or_else(|error| panic!("{words:?} failed: {error}"))
+    query(con, words)
 }
 
 /// A key's serialized value (`DUMP`) and absolute expiry (`PEXPIRETIME`).
@@ -577,6 +613,29 @@ pub fn snapshot(con: &mut Connection, key: &str) -> Snapshot {
 pub fn state<K: AsRef<str>>(con: &mut Connection, keys: &[K]) -> (Vec<Snapshot>, String) {
     let snapshots = keys.iter().map(|key| snapshot(con, key.as_ref())).collect();
     (snapshots, digest(con))
+}
+
+/// Every key (any bytes) with its serialized value and absolute expiry, and
+/// the dataset's digest: unlike the digest alone, it sees when a key
+/// expires, not only that it does.
+pub type Dataset = (Vec<(Vec<u8>, Snapshot)>, String);
+
+/// The whole [`Dataset`].
+pub fn dataset(con: &mut Connection) -> Dataset {
+    let mut keys: Vec<Vec<u8>> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    let entries = keys
+        .into_iter()
+        .map(|key| {
+            let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key[..]).query(con).expect("DUMP");
+            let expiry: i64 = redis::cmd("PEXPIRETIME")
+                .arg(&key[..])
+                .query(con)
+                .expect("PEXPIRETIME");
+            (key, (dump, expiry))
+        })
+        .collect();
+    (entries, digest(con))
 }
 
 /// Each key's value digest (`DEBUG DIGEST-VALUE`, blind to the order of a
@@ -641,8 +700,8 @@ pub fn digest(con: &mut Connection) -> String {
 
 /// Runs `rounds` random commands from `generate` (argv words, command name
 /// first) after `setup`, and checks after each that the server still answers
-/// and that a command that failed changed nothing (`DEBUG DIGEST`). Then checks
-/// that nothing panicked. The seed is printed on failure.
+/// and that a command that failed changed nothing ([`dataset`]: no value, no
+/// expiry). Then checks that nothing panicked. The seed is printed on failure.
 pub fn fuzz(
     server: &Server,
     seed: u64,
@@ -668,7 +727,7 @@ pub fn fuzz(
         for word in &words[1..] {
             command.arg(&word[..]);
         }
-        let before = digest(&mut con);
+        let before = dataset(&mut con);
         let answer = command.query::<Value>(&mut con);
         let pong: String = redis::cmd("PING")
             .query(&mut con)
@@ -677,7 +736,7 @@ pub fn fuzz(
         if matches!(answer, Err(_) | Ok(Value::ServerError(_))) {
             assert_eq!(
                 before,
-                digest(&mut con),
+                dataset(&mut con),
                 "seed {seed}: {shown:?} failed but changed data"
             );
         }
@@ -808,31 +867,19 @@ pub fn commands_run(con: &mut Connection) -> Vec<(String, u64)> {
 }
 
 /// Checks that `COMMAND GETKEYS` finds exactly `key` in each of `calls` and
-/// that `COMMAND DOCS command` mentions each of `expected`.
+/// that `COMMAND DOCS command` is exactly `docs` (as [`command_docs`] gives
+/// it).
 pub fn check_keys_and_docs(
     con: &mut Connection,
     calls: &[Vec<&str>],
     key: &str,
     command: &str,
-    expected: &[&str],
+    docs: Vec<String>,
 ) {
     for words in calls {
         assert_eq!(getkeys(con, words), [key], "{words:?}");
     }
-    let docs = format!(
-        "{:?}",
-        redis::cmd("COMMAND")
-            .arg("DOCS")
-            .arg(command)
-            .query::<Value>(con)
-            .unwrap()
-    );
-    for expected in expected {
-        assert!(
-            docs.contains(expected),
-            "COMMAND DOCS lacks {expected}: {docs}"
-        );
-    }
+    assert_eq!(command_docs(con, command), docs, "COMMAND DOCS {command}");
 }
 
 /// What `COMMAND GETKEYS` finds in a command.
@@ -994,5 +1041,343 @@ impl Replicated {
             info_field(&mut con, "replication", "master_link_status").as_deref() == Some("up")
         });
         Replicated { primary, replica }
+    }
+}
+
+/// A command's reply as `T`; panics if the command fails.
+pub fn query<T: redis::FromRedisValue>(con: &mut impl redis::ConnectionLike, words: &[&str]) -> T {
+    cmd(words)
+        .query(con)
+        .unwrap_or_else(|error| panic!("{words:?} failed: {error}"))
+}
+
+/// A command's reply; panics if the command fails.
+pub fn value(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Value {
+    match query(con, words) {
+        Value::ServerError(error) => panic!("{words:?} failed: {error:?}"),
+        value => value,
+    }
+}
+
+/// Runs a command that answers `OK`, and checks that it does.
+pub fn ok(con: &mut impl redis::ConnectionLike, words: &[&str]) {
+    assert_eq!(value(con, words), Value::Okay, "{words:?}");
+}
+
+/// A key's `PTTL`: ms left, -1 without an expiry, -2 when it is gone.
+pub fn pttl(con: &mut impl redis::ConnectionLike, key: &str) -> i64 {
+    int(con, &["PTTL", key])
+}
+
+/// The server's clock (`TIME`), in ms.
+pub fn server_ms(con: &mut Connection) -> i64 {
+    let (seconds, micros): (i64, i64) = query(con, &["TIME"]);
+    seconds * 1000 + micros / 1000
+}
+
+/// Whether the server has `command` (`COMMAND INFO`).
+pub fn has_command(con: &mut Connection, command: &str) -> bool {
+    let info: Vec<Value> = query(con, &["COMMAND", "INFO", command]);
+    !matches!(info.first(), None | Some(Value::Nil))
+}
+
+/// A key's value digest (`DEBUG DIGEST-VALUE`).
+pub fn digest_value(con: &mut Connection, key: &str) -> Value {
+    value(con, &["DEBUG", "DIGEST-VALUE", key])
+}
+
+/// A reply as one line: `nil`, `5`, `+OK`, `"text"` (bytes outside printable
+/// ASCII as `\xNN`), `[a, b]`, `!CODE detail` for an error.
+pub fn show(value: &Value) -> String {
+    match value {
+        Value::Nil => "nil".into(),
+        Value::Int(n) => n.to_string(),
+        Value::Okay => "+OK".into(),
+        Value::SimpleString(text) => format!("+{text}"),
+        Value::BulkString(bytes) => quote(bytes),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(show).collect::<Vec<_>>().join(", ")
+        ),
+        Value::ServerError(error) => {
+            format!("!{} {}", error.code(), error.details().unwrap_or_default())
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// Bytes in double quotes, `"` and `\` escaped, anything outside printable
+/// ASCII as `\xNN`.
+pub fn quote(bytes: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &byte in bytes {
+        match byte {
+            b'"' | b'\\' => out.push_str(&format!("\\{}", byte as char)),
+            0x20..=0x7e => out.push(byte as char),
+            _ => out.push_str(&format!("\\x{byte:02x}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A string reply's text (bulk or simple), an integer's digits.
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::BulkString(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Value::SimpleString(text) => text.clone(),
+        Value::Okay => "OK".into(),
+        Value::Int(n) => n.to_string(),
+        other => panic!("not a string: {other:?}"),
+    }
+}
+
+/// The name/value pairs of a map reply (RESP3), or of a flat array of names
+/// and values (RESP2).
+fn pairs(value: &Value) -> Vec<(&Value, &Value)> {
+    match value {
+        Value::Map(pairs) => pairs.iter().map(|(name, value)| (name, value)).collect(),
+        Value::Array(items) => items
+            .chunks(2)
+            .map(|pair| match pair {
+                [name, value] => (name, value),
+                _ => panic!("not a map: {items:?}"),
+            })
+            .collect(),
+        other => panic!("not a map: {other:?}"),
+    }
+}
+
+/// `COMMAND DOCS command` as lines, in the reply's order: `field: value` for
+/// each field, then under `arguments:` one line per argument, `- name=…
+/// type=… token=… flags=a,b` (its own arguments indented below it). The
+/// `display_text` that Redis 7.2+ and Valkey add is left out where it is the
+/// argument's name.
+pub fn command_docs(con: &mut Connection, command: &str) -> Vec<String> {
+    fn scalar(value: &Value) -> String {
+        match value {
+            Value::Array(items) | Value::Set(items) => {
+                items.iter().map(text).collect::<Vec<_>>().join(",")
+            }
+            other => text(other),
+        }
+    }
+    fn arguments(list: &Value, depth: usize, out: &mut Vec<String>) {
+        let Value::Array(list) = list else {
+            panic!("arguments: {list:?}")
+        };
+        for argument in list {
+            let fields = pairs(argument);
+            let name = fields
+                .iter()
+                .find(|(field, _)| text(field) == "name")
+                .map(|(_, name)| text(name));
+            let mut line = format!("{}-", "  ".repeat(depth));
+            for (field, value) in &fields {
+                let field = text(field);
+                if field == "arguments" || (field == "display_text" && Some(text(value)) == name) {
+                    continue;
+                }
+                line.push_str(&format!(" {field}={}", scalar(value)));
+            }
+            out.push(line);
+            if let Some((_, nested)) = fields.iter().find(|(field, _)| text(field) == "arguments") {
+                arguments(nested, depth + 1, out);
+            }
+        }
+    }
+    let reply = value(con, &["COMMAND", "DOCS", command]);
+    let docs = pairs(&reply);
+    assert_eq!(docs.len(), 1, "COMMAND DOCS {command}: {reply:?}");
+    let mut out = Vec::new();
+    for (field, value) in pairs(docs[0].1) {
+        let field = text(field);
+        if field == "arguments" {
+            out.push("arguments:".to_string());
+            arguments(value, 0, &mut out);
+        } else {
+            out.push(format!("{field}: {}", scalar(value)));
+        }
+    }
+    out
+}
+
+/// What [`command_docs`] gives for a command of this module: its summary,
+/// the release that added it and its complexity, then its arguments.
+pub fn module_docs(
+    summary: &str,
+    since: &str,
+    complexity: &str,
+    arguments: &[&str],
+) -> Vec<String> {
+    let head = [
+        format!("summary: {summary}"),
+        format!("since: {since}"),
+        "group: module".to_string(),
+        format!("complexity: {complexity}"),
+        "module: recipes".to_string(),
+        "arguments:".to_string(),
+    ];
+    head.into_iter()
+        .chain(arguments.iter().map(|line| line.to_string()))
+        .collect()
+}
+
+/// One field of a command's `COMMAND INFO` entry (2: flags, 6: ACL
+/// categories), as words.
+fn command_info_words(con: &mut Connection, command: &str, field: usize) -> Vec<String> {
+    let info: Vec<Value> = query(con, &["COMMAND", "INFO", command]);
+    match info.first() {
+        Some(Value::Array(entry)) => match entry.get(field) {
+            Some(Value::Array(words) | Value::Set(words)) => words.iter().map(text).collect(),
+            other => panic!("COMMAND INFO {command}: field {field} is {other:?}"),
+        },
+        other => panic!("COMMAND INFO {command}: {other:?}"),
+    }
+}
+
+/// A command's flags (`COMMAND INFO`), in the server's order.
+pub fn command_flags(con: &mut Connection, command: &str) -> Vec<String> {
+    command_info_words(con, command, 2)
+}
+
+/// A command's ACL categories (`COMMAND INFO`): empty where the server
+/// cannot give a module's commands any (Redis 7.0).
+pub fn command_categories(con: &mut Connection, command: &str) -> Vec<String> {
+    command_info_words(con, command, 6)
+}
+
+/// The module's commands (`COMMAND LIST FILTERBY MODULE recipes`), sorted.
+pub fn module_commands(con: &mut Connection) -> Vec<String> {
+    let mut names: Vec<String> = query(con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "recipes"]);
+    names.sort();
+    names
+}
+
+/// Every `recipes_*` figure of `INFO <section>`, by name without the prefix.
+pub fn recipes_figures(
+    con: &mut Connection,
+    section: &str,
+) -> std::collections::HashMap<String, i64> {
+    let text: String = query(con, &["INFO", section]);
+    text.lines()
+        .filter_map(|line| line.strip_prefix("recipes_"))
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_string(), value.trim().parse().unwrap()))
+        .collect()
+}
+
+/// A `RATE.LIMIT`/`RATE.PEEK` decision as RESP2 gives it: limited, limit,
+/// remaining, retry-after, reset-after.
+pub fn decide(con: &mut impl redis::ConnectionLike, words: &[&str]) -> [i64; 5] {
+    let reply: Vec<i64> = query(con, words);
+    reply
+        .try_into()
+        .unwrap_or_else(|reply| panic!("{words:?}: {reply:?}"))
+}
+
+/// `POOL.INFO` as (size, free, held, waiting).
+pub fn pool_info(con: &mut Connection, key: &str) -> (i64, i64, i64, i64) {
+    let map: std::collections::HashMap<String, i64> = query(con, &["POOL.INFO", key]);
+    (map["size"], map["free"], map["held"], map["waiting"])
+}
+
+/// `POOL.HOLDERS` as (resource, owner, lease end).
+pub fn pool_holders(con: &mut Connection, key: &str) -> Vec<(String, String, i64)> {
+    query(con, &["POOL.HOLDERS", key])
+}
+
+/// `IDPOOL.INFO` as (max, leased, next, default_ttl).
+pub type IdpoolInfo = (i64, i64, i64, Option<i64>);
+
+/// `IDPOOL.INFO`, every field present.
+pub fn idpool_info(con: &mut Connection, key: &str) -> IdpoolInfo {
+    let map: std::collections::HashMap<String, Option<i64>> = query(con, &["IDPOOL.INFO", key]);
+    let field = |name: &str| {
+        map.get(name)
+            .copied()
+            .unwrap_or_else(|| panic!("no {name} in {map:?}"))
+    };
+    (
+        field("max").unwrap(),
+        field("leased").unwrap(),
+        field("next").unwrap(),
+        field("default_ttl"),
+    )
+}
+
+/// `RESTORE key 0 payload` refused with `expected`, leaving no key.
+pub fn refused_restore(con: &mut Connection, payload: &[u8], expected: &str) {
+    let got = error(
+        con,
+        redis::cmd("RESTORE").arg("refused").arg(0).arg(payload),
+    );
+    assert_eq!(got, expected);
+    assert_eq!(int(con, &["EXISTS", "refused"]), 0);
+}
+
+/// `BGREWRITEAOF`, waiting until the new base is in place.
+pub fn rewrite_aof(con: &mut Connection) {
+    let idle = |con: &mut Connection| {
+        info_field(con, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
+            && info_field(con, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+    };
+    wait_until("no AOF rewrite runs", || idle(con));
+    let _: Value = query(con, &["BGREWRITEAOF"]);
+    wait_until("the AOF rewrite is done", || idle(con));
+}
+
+impl Waiter {
+    /// The answer as `T`; an error answer fails the test.
+    pub fn answer_as<T: redis::FromRedisValue>(self) -> T {
+        let answer = self
+            .answer()
+            .unwrap_or_else(|error| panic!("the waiter was answered {error}"));
+        redis::from_redis_value(answer.clone())
+            .unwrap_or_else(|error| panic!("the waiter's answer {answer:?}: {error}"))
+    }
+}
+
+impl Cluster {
+    /// A cluster client's connection: each command goes to its slot's owner.
+    pub fn client(&self) -> redis::cluster::ClusterConnection {
+        redis::cluster::ClusterClient::new(self.urls())
+            .expect("a cluster client")
+            .get_connection()
+            .expect("a cluster connection")
+    }
+
+    /// What a node that does not own `key`'s slot answers a command on it.
+    pub fn moved(&self, key: &str) -> String {
+        let slot = int(&mut self.nodes[0].con(), &["CLUSTER", "KEYSLOT", key]);
+        format!(
+            "MOVED {slot} 127.0.0.1:{}",
+            self.nodes[self.owner(key)].port
+        )
+    }
+
+    /// The node that owns `key`'s slot (`CLUSTER SLOTS`), by its index.
+    pub fn owner(&self, key: &str) -> usize {
+        let mut con = self.nodes[0].con();
+        let slot = int(&mut con, &["CLUSTER", "KEYSLOT", key]);
+        let ranges: Vec<Vec<Value>> = query(&mut con, &["CLUSTER", "SLOTS"]);
+        let port = ranges
+            .iter()
+            .find_map(|range| match &range[..] {
+                [Value::Int(first), Value::Int(last), Value::Array(node), ..]
+                    if (*first..=*last).contains(&slot) =>
+                {
+                    match node.get(1) {
+                        Some(Value::Int(port)) => Some(*port),
+                        other => panic!("CLUSTER SLOTS: {other:?}"),
+                    }
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no node owns slot {slot}"));
+        self.nodes
+            .iter()
+            .position(|node| i64::from(node.port) == port)
+            .unwrap_or_else(|| panic!("no node on port {port}"))
     }
 }

@@ -1,7 +1,8 @@
 """Real servers for the package's tests: the servers ``make test`` installs
 (``REDIS_SERVER``, ``REDIS8_SERVER``, ``VALKEY_SERVER``) with the built module
 (``RECIPES_MODULE``), on free loopback ports, standalone and as a 3-node
-cluster. Under ``CI=true`` a missing server fails instead of skipping."""
+cluster. Under ``make test`` (``RECIPES_REQUIRE_SERVERS=1``) or ``CI=true`` a
+missing server fails instead of skipping."""
 
 import inspect
 import os
@@ -72,11 +73,18 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def servers_required() -> bool:
+    """Whether a missing server fails rather than skips: ``make test`` sets
+    ``RECIPES_REQUIRE_SERVERS=1``; CI sets ``CI=true``."""
+    return os.environ.get("RECIPES_REQUIRE_SERVERS") == "1" or os.environ.get("CI") == "true"
+
+
 def binary(flavor: str) -> str:
     path = FLAVORS[flavor]
     if not path or not os.path.isfile(path):
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{flavor} server not found under CI=true (run `make test`)")
+        if servers_required():
+            pytest.fail(f"{flavor} server not found, and RECIPES_REQUIRE_SERVERS=1 or CI=true "
+                        "requires every server (run `make test`)")
         pytest.skip(f"{flavor} server not found (run `make test`)")
     return path
 
