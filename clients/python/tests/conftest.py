@@ -89,13 +89,18 @@ def binary(flavor: str) -> str:
     return path
 
 
-@pytest.fixture(scope="session", params=sorted(FLAVORS))
-def server(request: Any) -> Iterator[Server]:
+def serve(flavor: str) -> Iterator[Server]:
+    """A server of `flavor` with the module, stopped afterwards."""
     if not os.path.isfile(MODULE):
         pytest.fail(f"module not built at {MODULE} (run `make test`)")
-    started = Server(binary(request.param))
+    started = Server(binary(flavor))
     yield started
     started.stop()
+
+
+@pytest.fixture(scope="session", params=sorted(FLAVORS))
+def server(request: Any) -> Iterator[Server]:
+    yield from serve(request.param)
 
 
 @pytest.fixture(params=["sync", "asyncio"])

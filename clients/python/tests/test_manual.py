@@ -46,7 +46,7 @@ import pytest
 import redis
 import redis.asyncio
 
-from conftest import FLAVORS, MODULE, ROOT, Server, binary, servers_required
+from conftest import FLAVORS, ROOT, Server, serve, servers_required
 
 README = ROOT / "README.md"
 PROMPT = "127.0.0.1:6379> "
@@ -108,11 +108,7 @@ PYTHON = [block for block in BLOCKS if block.kind == "python"]
 @pytest.fixture(params=sorted(FLAVORS))
 def fresh(request: Any) -> Iterator[Server]:
     """A server of its own for one block."""
-    if not os.path.isfile(MODULE):
-        pytest.fail(f"module not built at {MODULE} (run `make test`)")
-    started = Server(binary(request.param))
-    yield started
-    started.stop()
+    yield from serve(request.param)
 
 
 # Transcripts ----------------------------------------------------------------
