@@ -25,7 +25,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
 use crate::common::errors::{self, SYNTAX_ERROR};
@@ -487,18 +487,19 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let max = parse_max(*max)?;
     let next = parse_id(*next, max)?;
     let (mut freed, mut leases) = (Vec::new(), Vec::new());
-    let mut rest = changes;
-    while !rest.is_empty() {
-        match rest {
-            [token, id, more @ ..] if token.is("FREE") => {
-                freed.push(parse_id(*id, max)?);
-                rest = more;
-            }
-            [token, id, at, more @ ..] if token.is("LEASE") => {
-                let expiry = lease::from_wire(at.to_i64()?)?;
-                leases.push((parse_id(*id, max)?, expiry));
-                rest = more;
-            }
+    for group in groups(
+        changes,
+        &[
+            OptSpec::valued("FREE"),
+            OptSpec {
+                token: "LEASE",
+                values: 2,
+            },
+        ],
+    )? {
+        match group {
+            (0, [id]) => freed.push(parse_id(*id, max)?),
+            (_, [id, at]) => leases.push((parse_id(*id, max)?, lease::from_wire(at.to_i64()?)?)),
             _ => return Err(SYNTAX_ERROR),
         }
     }

@@ -29,7 +29,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
 use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
@@ -457,20 +457,23 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         ));
     }
     let mut parsed = Vec::new();
-    let mut rest = changes;
-    while !rest.is_empty() {
-        match rest {
-            [token, resource, more @ ..] if token.is("FREE") => {
-                parsed.push(Change::Free(resource.as_bytes()));
-                rest = more;
-            }
-            [token, resource, owner_arg, at, more @ ..] if token.is("HOLD") => {
-                let until = lease::from_wire(at.to_i64()?)?;
-                parsed.push(Change::Hold(resource.as_bytes(), owner(owner_arg)?, until));
-                rest = more;
-            }
+    let shapes = [
+        OptSpec::valued("FREE"),
+        OptSpec {
+            token: "HOLD",
+            values: 3,
+        },
+    ];
+    for group in groups(changes, &shapes)? {
+        parsed.push(match group {
+            (0, [resource]) => Change::Free(resource.as_bytes()),
+            (_, [resource, owner_arg, at]) => Change::Hold(
+                resource.as_bytes(),
+                owner(owner_arg)?,
+                lease::from_wire(at.to_i64()?)?,
+            ),
             _ => return Err(SYNTAX_ERROR),
-        }
+        });
     }
     let mut key = Key::write(ctx, *name);
     if key.kind() == Kind::Empty && !parsed.is_empty() {

@@ -126,6 +126,31 @@ impl OptSpec {
     }
 }
 
+/// Splits `args` into repeatable groups, each one of `shapes`' tokens and the
+/// words it takes (`FREE id`, `LEASE id at`): the index of its shape and its
+/// words, in order. Anything else is `ERR syntax error`.
+pub fn groups<'a>(
+    args: &'a [Arg<'a>],
+    shapes: &[OptSpec],
+) -> Result<Vec<(usize, &'a [Arg<'a>])>, RedisError> {
+    let mut found = Vec::new();
+    let mut rest = args;
+    while let Some((token, after)) = rest.split_first() {
+        let (shape, spec) = shapes
+            .iter()
+            .enumerate()
+            .find(|(_, spec)| token.is(spec.token))
+            .ok_or(SYNTAX_ERROR)?;
+        if after.len() < spec.values {
+            return Err(SYNTAX_ERROR);
+        }
+        let (words, more) = after.split_at(spec.values);
+        found.push((shape, words));
+        rest = more;
+    }
+    Ok(found)
+}
+
 /// Splits the trailing options of a command. Returns, for each spec in order,
 /// the values that followed its token, or `None` when it was absent. An
 /// unknown token, a repeated one or a missing value is `ERR syntax error`.
