@@ -110,53 +110,15 @@ fn count_leases(before: u64, pool: &Pool) {
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
-/// The IDs one write freed: a few inline (the usual case: no allocation),
-/// more on the heap.
-#[derive(Default)]
-struct Freed {
-    few: [u32; 4],
-    count: usize,
-    many: Vec<u32>,
-}
-
-impl Freed {
-    fn push(&mut self, id: u32) {
-        match self.few.get_mut(self.count) {
-            Some(slot) if self.many.is_empty() => {
-                *slot = id;
-                self.count += 1;
-            }
-            _ => {
-                if self.many.is_empty() {
-                    self.many.extend_from_slice(&self.few);
-                }
-                self.many.push(id);
-            }
-        }
-    }
-
-    fn ids(&self) -> &[u32] {
-        if self.many.is_empty() {
-            self.few.get(..self.count).unwrap_or_default()
-        } else {
-            &self.many
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.ids().is_empty()
-    }
-}
-
 /// Removes the pool's ended leases: a write on the primary does this first
 /// and replicates the removals. A replica or an AOF replay running a command
 /// that went verbatim reclaims nothing: the primary had nothing to reclaim
 /// then, or it would have sent the effect instead.
-fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Freed {
-    let mut freed = Freed::default();
+fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Vec<u32> {
+    let mut freed = Vec::new();
     if replicate::deciding(ctx) {
         pool.reclaim(now, |id| freed.push(id));
-        LEASES_RECLAIMED.add(freed.ids().len() as i64);
+        LEASES_RECLAIMED.add(freed.len() as i64);
     }
     freed
 }
@@ -168,7 +130,7 @@ fn replicate_effect(
     ctx: &Context,
     name: Arg,
     pool: &Pool,
-    freed: &Freed,
+    freed: &[u32],
     lease: Option<(u32, u64)>,
 ) {
     let bounds = [
@@ -176,23 +138,11 @@ fn replicate_effect(
         Word::Int(i64::from(pool.max())),
         Word::Int(i64::from(pool.next())),
     ];
-    let mut chunks = freed.ids().chunks(FREED_PER_APPLY).peekable();
-    // Words of one APPLY; the usual one (a lease, a freed ID or two) fits
-    // inline.
-    let mut inline = [Word::Int(0); 16];
-    let mut heap = Vec::new();
+    let mut chunks = freed.chunks(FREED_PER_APPLY).peekable();
     loop {
         let chunk = chunks.next().unwrap_or_default();
         let last = chunks.peek().is_none();
         let lease = lease.filter(|_| last);
-        let len = bounds.len() + 2 * chunk.len() + if lease.is_some() { 3 } else { 0 };
-        let words: &mut [Word] = match inline.get_mut(..len) {
-            Some(words) => words,
-            None => {
-                heap.resize(len, Word::Int(0));
-                &mut heap
-            }
-        };
         let frees = chunk
             .iter()
             .flat_map(|&id| [Word::Token(c"FREE"), Word::Int(i64::from(id))]);
@@ -203,13 +153,9 @@ fn replicate_effect(
                 Word::Int(lease::to_wire(expiry)),
             ]
         });
-        for (slot, word) in words
-            .iter_mut()
-            .zip(bounds.into_iter().chain(frees).chain(leased))
-        {
-            *slot = word;
-        }
-        replicate::effect(ctx, c"IDPOOL.APPLY", words);
+        let mut words = Vec::with_capacity(bounds.len() + 2 * chunk.len() + 3);
+        words.extend(bounds.into_iter().chain(frees).chain(leased));
+        replicate::effect(ctx, c"IDPOOL.APPLY", &words);
         if last {
             break;
         }
@@ -319,9 +265,7 @@ impl Family for Waiting {
         let before = pool.stored();
         pool.release(handed.id);
         count_leases(before, pool);
-        let mut freed = Freed::default();
-        freed.push(handed.id);
-        replicate_effect(ctx, name, pool, &freed, None);
+        replicate_effect(ctx, name, pool, &[handed.id], None);
         key.written(EVENT_CLASS, c"idpool.release");
         true
     }

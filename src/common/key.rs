@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::c_int;
 use std::ptr;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Mutex;
 
 use redis_module::{raw, Context, RedisError};
@@ -39,7 +39,9 @@ pub struct Key<'a> {
 /// changed is signalled as it closes, by lifting the option for that one
 /// close. Closing signals from the open key's own value, where
 /// `RedisModule_SignalModifiedKey` looks the key up again: on Redis 8.6 that
-/// second lookup cost 330–450 instructions a write (callgrind). A short read
+/// second lookup costs 340 instructions a write, 6.9% of `IDGEN.NEXT` (4.4%
+/// of `ARTICLE.VIEW`); none on 7.0 (callgrind, `bench/results/cost.md`,
+/// "Optimisations that depend on server internals"). A short read
 /// of a stored value (a truncated `RESTORE` payload) is reported to the
 /// loader, which refuses it, instead of stopping the server.
 pub const OPTIONS: c_int = NO_IMPLICIT_SIGNAL | raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int;
@@ -352,77 +354,23 @@ impl Field<'_> {
 /// The server strings of fixed words (field names, replicated tokens), by the
 /// address of their text. The server only reads them or takes references, so
 /// one string serves every call; each is made once and kept for the life of
-/// the module. Found without a lock: a word's slot is where the hash of its
-/// address lands, or after it (linear probing); a slot is written once, under
-/// `MAKING`, its string before its address, so a reader that sees the address
-/// sees the string. (The lock and scan this replaced cost 74 instructions a
-/// lookup, 2% of an `ARTICLE.VIEW`, measured with callgrind.)
-const SLOTS: usize = 256;
-static SLOT_ADDRESS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
-static SLOT_STRING: [AtomicPtr<raw::RedisModuleString>; SLOTS] =
-    [const { AtomicPtr::new(ptr::null_mut()) }; SLOTS];
-/// Held while a string is made and its slot written; the few words no slot
-/// is left for (far more than the module has) are kept in its list.
-static MAKING: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+/// the module. Made and freed at each use instead, the two an
+/// `ARTICLE.VIEW` uses cost it 696 instructions more, 8.6% of the command
+/// (Redis 8.6, callgrind, `bench/results/cost.md`); the lock and scan cost it
+/// about 100 (1.2%).
+static FIXED_STRINGS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
 pub fn fixed_string(text: &'static CStr) -> *mut raw::RedisModuleString {
     let address = text.as_ptr() as usize;
-    match find_slot(address) {
-        Ok(slot) => slot_string(slot),
-        Err(_) => make_fixed_string(text),
-    }
-}
-
-/// The slot holding `address`, or the first empty slot of its probe (`Err`,
-/// `None` when every slot is taken by other words).
-fn find_slot(address: usize) -> Result<usize, Option<usize>> {
-    let start = (address >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56;
-    for step in 0..SLOTS {
-        let slot = (start + step) % SLOTS;
-        match slot_address(slot) {
-            0 => return Err(Some(slot)),
-            at if at == address => return Ok(slot),
-            _ => {}
-        }
-    }
-    Err(None)
-}
-
-fn slot_address(slot: usize) -> usize {
-    SLOT_ADDRESS
-        .get(slot)
-        .map_or(usize::MAX, |at| at.load(Ordering::Acquire))
-}
-
-fn slot_string(slot: usize) -> *mut raw::RedisModuleString {
-    SLOT_STRING
-        .get(slot)
-        .map_or(ptr::null_mut(), |string| string.load(Ordering::Acquire))
-}
-
-#[cold]
-fn make_fixed_string(text: &'static CStr) -> *mut raw::RedisModuleString {
-    let address = text.as_ptr() as usize;
-    let mut overflow = MAKING
+    let mut strings = FIXED_STRINGS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    // Another thread may have made it while this one waited for the lock.
-    let empty = match find_slot(address) {
-        Ok(slot) => return slot_string(slot),
-        Err(empty) => empty,
-    };
-    if let Some(&(_, string)) = overflow.iter().find(|(at, _)| *at == address) {
+    if let Some(&(_, string)) = strings.iter().find(|(at, _)| *at == address) {
         return string as *mut raw::RedisModuleString;
     }
     // Without a context the string is not freed with any call's context.
     let string = create_string(ptr::null_mut(), text.to_bytes());
-    match empty.and_then(|slot| Some((SLOT_STRING.get(slot)?, SLOT_ADDRESS.get(slot)?))) {
-        Some((slot_string, slot_address)) => {
-            slot_string.store(string, Ordering::Release);
-            slot_address.store(address, Ordering::Release);
-        }
-        None => overflow.push((address, string as usize)),
-    }
+    strings.push((address, string as usize));
     string
 }
 

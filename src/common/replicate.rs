@@ -33,9 +33,6 @@ pub enum Word<'a> {
     Bytes(&'a [u8]),
 }
 
-/// Words a replicated command has without a heap allocation.
-const INLINE_WORDS: usize = 16;
-
 /// Replicates the running command as it came.
 pub fn verbatim(ctx: &Context) {
     unsafe { api!(RedisModule_ReplicateVerbatim)(ctx.get_raw()) };
@@ -77,24 +74,16 @@ pub(super) fn with_strings(
     words: &[Word],
     with: impl FnOnce(&mut [*mut raw::RedisModuleString]),
 ) {
-    let mut inline = [std::ptr::null_mut::<raw::RedisModuleString>(); INLINE_WORDS];
-    let mut heap = Vec::new();
-    let argv: &mut [*mut raw::RedisModuleString] = match inline.get_mut(..words.len()) {
-        Some(argv) => argv,
-        None => {
-            heap.resize(words.len(), std::ptr::null_mut());
-            &mut heap
-        }
-    };
-    for (slot, word) in argv.iter_mut().zip(words) {
-        *slot = match *word {
+    let mut argv: Vec<*mut raw::RedisModuleString> = words
+        .iter()
+        .map(|word| match *word {
             Word::Arg(arg) => arg.as_ptr(),
             Word::Int(value) => integer_string(ctx, value),
             Word::Token(token) => fixed_string(token),
             Word::Bytes(bytes) => create_string(ctx, bytes),
-        };
-    }
-    with(argv);
+        })
+        .collect();
+    with(&mut argv);
     for (string, word) in argv.iter().zip(words) {
         if matches!(word, Word::Int(_) | Word::Bytes(_)) {
             // SAFETY: made above by `create_string` with this context, and
