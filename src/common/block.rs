@@ -45,13 +45,21 @@ pub struct Parked(*mut raw::RedisModuleBlockedClient);
 
 // The server runs every command, callback and timer on its main thread; the
 // handle is only kept in a `Mutex` that requires `Send`.
+// SAFETY: a `Parked` is only used in commands, callbacks and timers, all on the
+// server's main thread: the module starts no thread, and the callbacks the
+// lazy-free thread runs (data types' `free`) never touch the wait queues.
 unsafe impl Send for Parked {}
+// SAFETY: a `ParkedId` is only compared, never dereferenced.
 unsafe impl Send for ParkedId {}
 
 impl Parked {
     /// Parks the running command's client; the command must then reply with
     /// `RedisValue::NoReply`. `None` if the server would not block it.
     pub fn park<W: Waitlist>(ctx: &Context) -> Option<Parked> {
+        // SAFETY: `ctx` is the server's context of the running command, whose
+        // client is blocked; the callbacks are this module's functions, valid
+        // while it is loaded, and no private data is given yet (it comes with
+        // `UnblockClient`).
         let bc = unsafe {
             api!(RedisModule_BlockClient)(
                 ctx.get_raw(),
@@ -64,6 +72,7 @@ impl Parked {
         if bc.is_null() {
             return None;
         }
+        // SAFETY: `bc` is the non-null handle just returned, not yet unblocked.
         unsafe { api!(RedisModule_SetDisconnectCallback)(bc, Some(disconnected::<W>)) };
         Some(Parked(bc))
     }
@@ -93,6 +102,10 @@ impl Parked {
 
     fn end(self, delivery: Delivery) {
         let delivery = Box::into_raw(Box::new(delivery));
+        // SAFETY: `self.0` is a handle from `park` that nothing has unblocked:
+        // this `Parked` is consumed here, and `release` unblocks only a client
+        // whose `Parked` `forget` removed. The server owns `delivery` until
+        // `free_reply`.
         unsafe { api!(RedisModule_UnblockClient)(self.0, delivery.cast()) };
     }
 }
@@ -111,6 +124,9 @@ struct Delivery {
 /// The delivery the server holds for the client of `ctx`, if the module
 /// ended its wait.
 fn delivery<'a>(ctx: *mut raw::RedisModuleCtx) -> Option<&'a mut Delivery> {
+    // SAFETY: `ctx` is the context the server passed to a blocked-client
+    // callback of this module (`send_reply`, `unblocked_by_command`); only a
+    // field is read.
     let data = unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx) };
     // SAFETY: the only private data the module gives a blocked client is a
     // boxed `Delivery` (`Parked::end`), which the server keeps until
@@ -121,6 +137,8 @@ fn delivery<'a>(ctx: *mut raw::RedisModuleCtx) -> Option<&'a mut Delivery> {
 /// Whether the running command may block its client: not inside MULTI, a
 /// script, or any other context that forbids it.
 pub fn may_block(ctx: &Context) -> bool {
+    // SAFETY: `ctx` is the server's context of the running call; the function
+    // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     flags
         & (raw::REDISMODULE_CTX_FLAGS_MULTI
@@ -187,6 +205,8 @@ extern "C" fn unblocked_by_command<W: Waitlist>(
     guard((), || match delivery(ctx) {
         Some(delivery) => delivery.reply = None,
         None => {
+            // SAFETY: `ctx` is the context of this blocked client's unblock
+            // callback; the function only reads its handle field.
             let bc = unsafe { api!(RedisModule_GetBlockedClientHandle)(ctx) };
             release::<W>(&Context::new(ctx), bc);
         }
@@ -208,6 +228,9 @@ extern "C" fn disconnected<W: Waitlist>(
 /// (a client already finished is freed by the server after its reply).
 fn release<W: Waitlist>(ctx: &Context, bc: *mut raw::RedisModuleBlockedClient) {
     if !bc.is_null() && W::forget(ctx, ParkedId(bc)) {
+        // SAFETY: `bc` is a handle the server passed for a client still
+        // blocked, and `forget` just removed its `Parked` from the queue, so it
+        // is unblocked here once and nowhere else.
         unsafe { api!(RedisModule_UnblockClient)(bc, ptr::null_mut()) };
     }
 }
@@ -228,6 +251,9 @@ const MAX_DELAY_MS: i64 = 1 << 31;
 impl<T> Timer<T> {
     pub fn start(ctx: &Context, delay_ms: i64, callback: fn(&Context, T), data: T) -> Timer<T> {
         let job: *mut TimerJob<T> = Box::into_raw(Box::new((callback, data)));
+        // SAFETY: `ctx` is the server's context of the running call; the server
+        // keeps `job` until it hands it to `fire::<T>` or back to `stop`, the
+        // only places it is freed.
         let id = unsafe {
             api!(RedisModule_CreateTimer)(
                 ctx.get_raw(),
@@ -242,6 +268,8 @@ impl<T> Timer<T> {
     /// Cancels the timer if it has not fired yet, dropping its data.
     pub fn stop(self, ctx: &Context) {
         let mut job: *mut c_void = ptr::null_mut();
+        // SAFETY: `ctx` is the server's context of the running call, and `job`
+        // a local the server writes the timer's data pointer to.
         let stopped = unsafe { api!(RedisModule_StopTimer)(ctx.get_raw(), self.0, &mut job) };
         if stopped == raw::REDISMODULE_OK as c_int && !job.is_null() {
             // SAFETY: made by `Box::into_raw` in `start` of this `Timer<T>`.
@@ -268,10 +296,16 @@ type Job<T> = (fn(&Context, &T), T);
 /// keys may be written (Redis 7.2+, Valkey). `false` when the server has no
 /// such jobs; the caller then falls back to a timer.
 pub fn after_notification<T>(ctx: &Context, callback: fn(&Context, &T), data: T) -> bool {
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs. This function
+    // is optional (Redis 7.2+).
     let Some(add_job) = (unsafe { raw::RedisModule_AddPostNotificationJob }) else {
         return false;
     };
     let job: *mut Job<T> = Box::into_raw(Box::new((callback, data)));
+    // SAFETY: `ctx` is the context of the keyspace or server event being
+    // handled, which has a (temporary) client whose database the job records;
+    // on success the server owns `job` until it calls `free_job`.
     let added = unsafe {
         add_job(
             ctx.get_raw(),
@@ -282,6 +316,8 @@ pub fn after_notification<T>(ctx: &Context, callback: fn(&Context, &T), data: T)
     };
     if added != raw::REDISMODULE_OK as c_int {
         // Refused (e.g. while loading): the server did not take the data.
+        // SAFETY: made by `Box::into_raw` above; a refused job is not stored by
+        // the server, so the box is still ours, freed once here.
         drop(unsafe { Box::from_raw(job) });
         return false;
     }

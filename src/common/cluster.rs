@@ -38,10 +38,14 @@ impl Moved {
 /// command's own path; `D` (Redis 7.2+, Valkey) stops the call before it
 /// runs.
 pub fn served_here(ctx: &Context, key: Arg) -> Result<(), Moved> {
+    // SAFETY: `ctx` is the server's context of the running call; the function
+    // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     if flags & raw::REDISMODULE_CTX_FLAGS_CLUSTER == 0 {
         return Ok(());
     }
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs.
     let dry_run = unsafe { raw::RedisModule_AddPostNotificationJob }.is_some();
     let format: &CStr = if dry_run { c"Ds" } else { c"s" };
     let call = api!(RedisModule_Call);
@@ -62,6 +66,8 @@ pub fn served_here(ctx: &Context, key: Arg) -> Result<(), Moved> {
     };
     let redirected = refused && std::io::Error::last_os_error().raw_os_error() == Some(EPERM);
     if !reply.is_null() {
+        // SAFETY: `reply` is the non-null reply of the call above, freed once
+        // here and not used after.
         unsafe { api!(RedisModule_FreeCallReply)(reply) };
     }
     if redirected {
@@ -98,11 +104,15 @@ pub fn migration_event(ctx: &Context) -> Option<raw::RedisModuleEvent> {
     if server_name(ctx).is_some() {
         return None;
     }
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs.
     let supported = unsafe { raw::RedisModule_IsSubEventSupported }?;
     let event = raw::RedisModuleEvent {
         id: CLUSTER_SLOT_MIGRATION,
         dataver: 1,
     };
+    // SAFETY: the function takes the event by value and only compares numbers;
+    // an event it does not know yields 0.
     (unsafe { supported(event, MIGRATE_COMPLETED) } != 0).then_some(event)
 }
 
@@ -113,16 +123,25 @@ pub const MIGRATE_COMPLETED: u64 = 5;
 
 /// The `server_name` of `INFO server`: Valkey names itself, Redis does not.
 fn server_name(ctx: &Context) -> Option<Vec<u8>> {
+    // SAFETY (these three reads): plain reads of server API pointers, written
+    // once by `RedisModule_Init` at load, before any of this code runs.
     let get = unsafe { raw::RedisModule_GetServerInfo }?;
     let field = unsafe { raw::RedisModule_ServerInfoGetFieldC }?;
     let free = unsafe { raw::RedisModule_FreeServerInfo }?;
+    // SAFETY: `ctx` is the server's context of the running call (without
+    // automatic memory); the section name is a C string literal. The object
+    // returned is ours until `free` below.
     let info = unsafe { get(ctx.get_raw(), c"server".as_ptr()) };
     if info.is_null() {
         return None;
     }
+    // SAFETY: `info` is the non-null object just returned, not yet freed; the
+    // field name is a C string literal.
     let value = unsafe { field(info, c"server_name".as_ptr()) };
     // SAFETY: a C string the info object owns until it is freed below.
     let name = (!value.is_null()).then(|| unsafe { CStr::from_ptr(value) }.to_bytes().to_vec());
+    // SAFETY: `info` came from `get` with this `ctx` and is freed once, here;
+    // `value`, which points into it, is not used after.
     unsafe { free(ctx.get_raw(), info) };
     name
 }

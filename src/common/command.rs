@@ -57,6 +57,8 @@ macro_rules! entry {
 #[macro_export]
 macro_rules! api {
     ($name:ident) => {{
+        // SAFETY: a plain read of a server API pointer, written once by
+        // `RedisModule_Init` at load, before any of this code runs.
         #[allow(unused_unsafe)]
         let function = unsafe { redis_module::raw::$name };
         function.expect(concat!(stringify!($name), " checked at load"))
@@ -79,6 +81,7 @@ pub fn dispatch(
         // SAFETY: the server passes its own argv, valid for this call.
         let args = unsafe { from_argv(argv, argc) };
         if has_keyword_keys(key_specs)
+            // SAFETY: `ctx` is the server's context of this command call.
             && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0
         {
             // No client waits on this request: a panic reports no keys.
@@ -309,6 +312,8 @@ macro_rules! required_api {
     ($($name:ident),* $(,)?) => {
         fn missing_api() -> Option<&'static str> {
             $(
+                // SAFETY: a plain read of a server API pointer, written once by
+                // `RedisModule_Init` before the module's load function runs.
                 if unsafe { raw::$name }.is_none() {
                     return Some(stringify!($name));
                 }
@@ -341,6 +346,8 @@ required_api!(
     RedisModule_SetAbsExpire,
     RedisModule_Milliseconds,
     RedisModule_GetContextFlags,
+    RedisModule_Call,
+    RedisModule_FreeCallReply,
     RedisModule_RegisterNumericConfig,
     RedisModule_LoadConfigs,
     RedisModule_GetSelectedDb,
@@ -419,6 +426,9 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
         flags.extend_from_slice(b" getkeys-api");
     }
     let flags = CString::new(flags).map_err(|_| format!("bad flags for {name}"))?;
+    // SAFETY: `ctx` is the module's load context; the name and flags are C
+    // strings the server copies or parses during the call, and the entry point
+    // is this module's function, valid while it is loaded.
     let created = unsafe {
         api!(RedisModule_CreateCommand)(
             ctx.get_raw(),
@@ -433,10 +443,15 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     if created != raw::REDISMODULE_OK as c_int {
         return Err(format!("could not create command {name}"));
     }
+    // SAFETY: `ctx` is the load context; the name is a static C string the
+    // server only looks up.
     let command = unsafe { api!(RedisModule_GetCommand)(ctx.get_raw(), spec.name.as_ptr()) };
     if command.is_null() {
         return Err(format!("command {name} not found after creation"));
     }
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs. This function
+    // is optional (Redis 7.0+).
     if let Some(set_info) = unsafe { raw::RedisModule_SetCommandInfo } {
         let mut key_specs: Vec<raw::RedisModuleCommandKeySpec> =
             spec.entry.key_specs.iter().map(raw_key_spec).collect();
@@ -463,11 +478,20 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
             args: args.as_mut_ptr(),
         };
         // The server copies what it keeps; the vectors may go after the call.
+        // SAFETY: `command` is this module's, found above; `info` points only
+        // to static C strings and to `version`, `key_specs`, `args` and
+        // `nested`, alive here, whose arrays end with the all-zero entry the
+        // server stops at.
         if unsafe { set_info(command, &info) } != raw::REDISMODULE_OK as c_int {
             return Err(format!("the server refused the command info of {name}"));
         }
     }
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs. This function
+    // is optional (Redis 7.2+).
     if let Some(set_categories) = unsafe { raw::RedisModule_SetCommandACLCategories } {
+        // SAFETY: `command` is this module's, found above during the load; the
+        // categories are a static C string the server only parses.
         if unsafe { set_categories(command, spec.acl_categories.as_ptr()) }
             != raw::REDISMODULE_OK as c_int
         {

@@ -55,6 +55,8 @@ static SERVER_OPTIONS: AtomicI32 = AtomicI32::new(OPTIONS);
 pub fn set_options(ctx: &Context, server: c_int) {
     let options = OPTIONS | server;
     SERVER_OPTIONS.store(options, Ordering::Relaxed);
+    // SAFETY: `ctx` is the module's load context; the server only stores
+    // `options` in the module.
     unsafe { api!(RedisModule_SetModuleOptions)(ctx.get_raw(), options) };
 }
 
@@ -68,6 +70,9 @@ impl<'a> Key<'a> {
     }
 
     fn open(ctx: &'a Context, name: Arg<'a>, mode: u32) -> Self {
+        // SAFETY: `ctx` is the context of a command, timer or job, all with a
+        // client (whose database is used); `name` is a live server string
+        // (`Arg`), of which the key takes its own reference.
         let inner =
             unsafe { api!(RedisModule_OpenKey)(ctx.get_raw(), name.as_ptr(), mode as c_int) };
         Self {
@@ -86,6 +91,8 @@ impl<'a> Key<'a> {
         if self.inner.is_null() {
             return Kind::Empty;
         }
+        // SAFETY: `inner` is non-null (checked above) and open: made by `open`,
+        // closed only in `Drop`.
         let kind = unsafe { api!(RedisModule_KeyType)(self.inner) } as isize;
         match kind {
             raw::REDISMODULE_KEYTYPE_EMPTY => Kind::Empty,
@@ -102,6 +109,9 @@ impl<'a> Key<'a> {
             Kind::Empty => Ok(None),
             Kind::String => {
                 let mut len = 0;
+                // SAFETY: `inner` is open (closed only in `Drop`) and non-null,
+                // since `kind` saw a string; `len` is a local the server writes
+                // the length to.
                 let data = unsafe {
                     api!(RedisModule_StringDMA)(
                         self.inner,
@@ -112,6 +122,10 @@ impl<'a> Key<'a> {
                 if data.is_null() {
                     return Err(RedisError::WrongType);
                 }
+                // SAFETY: `data` is non-null and points to the key's `len`
+                // bytes, valid until the key is written or closed: closing
+                // takes `self`, and no caller writes the key while holding the
+                // slice (the borrow does not enforce this).
                 Ok(Some(unsafe {
                     std::slice::from_raw_parts(data.cast::<u8>(), len)
                 }))
@@ -158,6 +172,10 @@ impl<'a> Key<'a> {
     pub fn set_string(&self, value: &[u8]) -> Result<(), RedisError> {
         const FAILED: RedisError = RedisError::Str("ERR could not write the string value");
         let mut len = 0;
+        // SAFETY: `inner` is open and non-null: only keys opened with
+        // `Key::write` are written, and a write open always returns a handle
+        // (the server reads through it unchecked). `len` is a local the server
+        // writes to.
         let mut data = unsafe {
             api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_WRITE as c_int)
         };
@@ -165,11 +183,14 @@ impl<'a> Key<'a> {
             return Err(FAILED);
         }
         if len != value.len() {
+            // SAFETY: `inner` as above: open, non-null (a key opened for
+            // writing).
             if unsafe { api!(RedisModule_StringTruncate)(self.inner, value.len()) }
                 != raw::REDISMODULE_OK as c_int
             {
                 return Err(FAILED);
             }
+            // SAFETY: `inner` as above; `len` is the same local.
             data = unsafe {
                 api!(RedisModule_StringDMA)(self.inner, &mut len, raw::REDISMODULE_WRITE as c_int)
             };
@@ -177,6 +198,9 @@ impl<'a> Key<'a> {
                 return Err(FAILED);
             }
         }
+        // SAFETY: `data` is non-null and points to `len == value.len()` bytes
+        // of the key's own string, writable after a write-mode DMA (zero bytes
+        // for an empty value); `value` is our slice, so the two do not overlap.
         unsafe { ptr::copy_nonoverlapping(value.as_ptr(), data.cast::<u8>(), value.len()) };
         Ok(())
     }
@@ -188,6 +212,7 @@ impl<'a> Key<'a> {
             return Ok(None);
         }
         let ty = *T::data_type().raw_type.borrow();
+        // SAFETY: `inner` is open and non-null, since `kind` saw a value.
         if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
             return Err(RedisError::WrongType);
         }
@@ -206,6 +231,10 @@ impl<'a> Key<'a> {
     pub fn set_typed_value<T: Stored>(&self, value: Box<T>) -> Result<(), RedisError> {
         let ty = *T::data_type().raw_type.borrow();
         let value = Box::into_raw(value);
+        // SAFETY: `inner` is open and non-null (values are only set on keys
+        // opened with `Key::write`); `ty` is `T`'s type, created at load. On
+        // success the server owns `value` and frees it with `T`'s `free`
+        // callback.
         let set = unsafe { api!(RedisModule_ModuleTypeSetValue)(self.inner, ty, value.cast()) };
         if set != raw::REDISMODULE_OK as c_int {
             // SAFETY: the server refused it, so the box is still ours.
@@ -221,6 +250,8 @@ impl<'a> Key<'a> {
         if self.kind() == Kind::Empty {
             return None;
         }
+        // SAFETY: `inner` is open and non-null, since `kind` saw a value (the
+        // server reads through it unchecked).
         let at = unsafe { api!(RedisModule_GetAbsExpire)(self.inner) };
         (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
     }
@@ -229,11 +260,16 @@ impl<'a> Key<'a> {
     /// with `None`. The key must exist.
     pub fn set_expire_at(&self, at: Option<i64>) {
         let at = at.unwrap_or(raw::REDISMODULE_NO_EXPIRE as i64);
+        // SAFETY: `inner` is open and non-null: expiries are only set on keys
+        // opened with `Key::write`, which always have a handle; the server
+        // refuses a key without a value.
         unsafe { api!(RedisModule_SetAbsExpire)(self.inner, at) };
     }
 
     /// Deletes the key.
     pub fn delete(&self) {
+        // SAFETY: `inner` is open and non-null: only keys opened with
+        // `Key::write`, which always have a handle, are deleted.
         unsafe { api!(RedisModule_DeleteKey)(self.inner) };
     }
 
@@ -244,6 +280,10 @@ impl<'a> Key<'a> {
             Kind::Empty => Ok(None),
             Kind::Hash => {
                 let mut value: *mut raw::RedisModuleString = ptr::null_mut();
+                // SAFETY: `inner` is open and non-null (`kind` saw a hash); the
+                // field is a live server string, `value` a local out-pointer,
+                // and the null pointer ends the list. The string returned is
+                // ours, freed by `OwnedString`.
                 unsafe {
                     api!(RedisModule_HashGet)(
                         self.inner,
@@ -266,6 +306,10 @@ impl<'a> Key<'a> {
     /// a server string: an argument's or an [`OwnedString`]'s `as_ptr()`.
     /// `true` when the field existed (its value was replaced, or deleted).
     pub fn set_hash_field(&self, field: Field, value: *mut raw::RedisModuleString) -> bool {
+        // SAFETY: `inner` is open (the server returns 0 for a null key); the
+        // field is a live server string, and so is `value` (as the doc above
+        // requires) unless it is the delete marker; the server copies both, and
+        // the null pointer ends the list.
         let replaced = unsafe {
             api!(RedisModule_HashSet)(
                 self.inner,
@@ -301,6 +345,9 @@ impl<'a> Key<'a> {
     /// `SET … PX` fires `set` then `expire`).
     pub fn notify(&self, class: c_int, event: &CStr) {
         let ctx = self.ctx.get_raw();
+        // SAFETY: `ctx` is the server's context of the running call (refused
+        // without a client); the event is a C string and the name a live server
+        // string, both only read during the call.
         unsafe {
             api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr())
         };
@@ -318,12 +365,16 @@ impl Drop for Key<'_> {
             let ctx = self.ctx.get_raw();
             let options = SERVER_OPTIONS.load(Ordering::Relaxed);
             // Nothing runs between the two option changes but the close.
+            // SAFETY: `ctx` is the context the key was opened in; `inner` is
+            // open and non-null (checked above) and is closed here, once.
             unsafe {
                 set_options(ctx, options & !NO_IMPLICIT_SIGNAL);
                 close(self.inner);
                 set_options(ctx, options);
             }
         } else {
+            // SAFETY: `inner` is open and non-null (checked above); closed
+            // here, once.
             unsafe { close(self.inner) };
         }
     }
@@ -387,6 +438,9 @@ impl<'a> OwnedString<'a> {
     }
 
     pub fn from_bytes(ctx: &'a Context, bytes: &[u8]) -> Self {
+        // SAFETY: `ctx` is the server's context of the running call; the server
+        // copies the bytes. The string is ours (no automatic memory), freed in
+        // `Drop`.
         let inner = unsafe {
             api!(RedisModule_CreateString)(ctx.get_raw(), bytes.as_ptr().cast(), bytes.len())
         };
@@ -413,6 +467,8 @@ impl<'a> OwnedString<'a> {
 impl Drop for OwnedString<'_> {
     fn drop(&mut self) {
         if !self.inner.is_null() {
+            // SAFETY: `inner` is owned by this value (made by us, or handed
+            // over by `HashGet`) and is freed here, once.
             unsafe { api!(RedisModule_FreeString)(self.ctx.get_raw(), self.inner) };
         }
     }

@@ -59,7 +59,12 @@ pub fn log_warning(text: &str) {
         .map(|b| if b == 0 { b'?' } else { b })
         .collect();
     let Ok(text) = CString::new(text) else { return };
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs. It is `None`
+    // until then.
     if let Some(log) = unsafe { raw::RedisModule_Log } {
+        // SAFETY: a null context is allowed (from any thread); the level, the
+        // "%s" format and `text` are C strings, and the one `%s` takes `text`.
         unsafe {
             log(
                 std::ptr::null_mut(),

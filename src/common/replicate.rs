@@ -35,6 +35,8 @@ pub enum Word<'a> {
 
 /// Replicates the running command as it came.
 pub fn verbatim(ctx: &Context) {
+    // SAFETY: `ctx` is the context of a command's own call (only command
+    // handlers replicate verbatim), whose client's argv the server propagates.
     unsafe { api!(RedisModule_ReplicateVerbatim)(ctx.get_raw()) };
 }
 
@@ -43,6 +45,8 @@ pub fn verbatim(ctx: &Context) {
 /// its AOF (there a command replicated verbatim must do exactly what it did
 /// on the primary, e.g. reclaim no ended lease by its own clock).
 pub fn deciding(ctx: &Context) -> bool {
+    // SAFETY: `ctx` is the server's context of the running call; the function
+    // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0
 }
@@ -108,5 +112,7 @@ pub(super) fn create_string(
     ctx: *mut raw::RedisModuleCtx,
     bytes: &[u8],
 ) -> *mut raw::RedisModuleString {
+    // SAFETY: `ctx` is the running call's context or null, which the server
+    // allows; it copies the bytes. The caller owns the string it returns.
     unsafe { api!(RedisModule_CreateString)(ctx, bytes.as_ptr().cast(), bytes.len()) }
 }

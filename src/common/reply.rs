@@ -73,6 +73,8 @@ fn with_line(text: &str, send: impl FnOnce(&CStr)) {
 
 /// Sends an error line (`CODE message`).
 pub fn error(ctx: *mut raw::RedisModuleCtx, text: &str) {
+    // SAFETY: `ctx` is the server's context of the call being answered (a reply
+    // is dropped if it has no client); the server copies `line`.
     with_line(text, |line| unsafe {
         api!(RedisModule_ReplyWithError)(ctx, line.as_ptr());
     });
@@ -82,6 +84,9 @@ pub fn error(ctx: *mut raw::RedisModuleCtx, text: &str) {
 pub fn send(ctx: *mut raw::RedisModuleCtx, result: RedisResult) {
     match result {
         Ok(value) => send_value(ctx, value),
+        // SAFETY: `ctx` has a client here: `send` answers a command
+        // (`dispatch`) or a blocked client's reply callback, and the server
+        // reads that client's command name.
         Err(RedisError::WrongArity) => unsafe {
             api!(RedisModule_WrongArity)(ctx);
         },
@@ -95,6 +100,10 @@ pub fn send(ctx: *mut raw::RedisModuleCtx, result: RedisResult) {
 }
 
 fn send_value(ctx: *mut raw::RedisModuleCtx, value: RedisValue) {
+    // SAFETY: `ctx` is the server's context of the call being answered (a reply
+    // is dropped if it has no client); the server copies every buffer,
+    // `string.inner` is a live string owned by `value`, and an optional API
+    // pointer (set at load) is called only when present.
     unsafe {
         match value {
             RedisValue::Integer(n) => {
@@ -163,18 +172,26 @@ fn send_value(ctx: *mut raw::RedisModuleCtx, value: RedisValue) {
 }
 
 fn status(ctx: *mut raw::RedisModuleCtx, text: &str) {
+    // SAFETY: `ctx` is the server's context of the call being answered (a reply
+    // is dropped if it has no client); the server copies `line`.
     with_line(text, |line| unsafe {
         api!(RedisModule_ReplyWithSimpleString)(ctx, line.as_ptr());
     });
 }
 
 fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
+    // SAFETY: `ctx` is the server's context of the call being answered (a reply
+    // is dropped if it has no client); the server copies the `bytes.len()`
+    // bytes before returning.
     unsafe {
         api!(RedisModule_ReplyWithStringBuffer)(ctx, bytes.as_ptr().cast::<c_char>(), bytes.len())
     };
 }
 
 fn set_header(ctx: *mut raw::RedisModuleCtx, len: usize) {
+    // SAFETY: `ctx` is the server's context of the call being answered (a reply
+    // is dropped if it has no client); `RedisModule_ReplyWithSet` is an API
+    // pointer set at load, called only when present.
     unsafe {
         match raw::RedisModule_ReplyWithSet {
             Some(reply_set) => reply_set(ctx, len as c_long),
@@ -213,12 +230,16 @@ pub fn map(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
 /// Replies with a fixed record: a map under RESP3, the values alone in
 /// their order under RESP2 (as `CL.THROTTLE` answers).
 pub fn record(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
+    // SAFETY: `ctx` is the server's context of the running call; the function
+    // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     fields(ctx, pairs, flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0)
 }
 
 fn fields(ctx: &Context, pairs: &[(&[u8], Value)], named: bool) -> RedisValue {
     let raw = ctx.get_raw();
+    // SAFETY: `ctx` is the server's context of the running call (a reply is
+    // dropped if it has no client); `bulk` passes buffers the server copies.
     unsafe {
         if named {
             api!(RedisModule_ReplyWithMap)(raw, pairs.len() as c_long);

@@ -66,10 +66,14 @@ pub fn register(
 ) {
     let _ = LIVE.set(live);
     let _ = STATS.set(stats.into_iter().chain([&PANICS]).collect());
+    // SAFETY: `ctx` is the module's load context; `info` is this module's
+    // function, valid while it is loaded.
     unsafe { api!(RedisModule_RegisterInfoFunc)(ctx, Some(info)) };
 }
 
 extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    // SAFETY: `ctx` is the INFO context the server passed to this callback; the
+    // section and field names are C strings the server copies.
     guard((), || unsafe {
         api!(RedisModule_InfoAddSection)(ctx, c"".as_ptr());
         if let Some(live) = LIVE.get() {

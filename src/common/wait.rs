@@ -334,11 +334,15 @@ pub fn key_id(ctx: &Context, name: &[u8]) -> KeyId {
 }
 
 fn selected_db(ctx: &Context) -> c_int {
+    // SAFETY: `ctx` is the context of a command, timer, job or event callback,
+    // all with a client, whose database the server reads.
     unsafe { api!(RedisModule_GetSelectedDb)(ctx.get_raw()) }
 }
 
 fn select_db(ctx: &Context, db: c_int) {
     if selected_db(ctx) != db {
+        // SAFETY: `ctx` has a client (a command's, or a timer's or job's
+        // temporary one); the server refuses a `db` out of range.
         unsafe { api!(RedisModule_SelectDb)(ctx.get_raw(), db) };
     }
 }
@@ -440,10 +444,13 @@ enum Writes {
 }
 
 fn writes(ctx: &Context) -> Writes {
+    // SAFETY: `ctx` is the server's context of the running call; the function
+    // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     if flags & raw::REDISMODULE_CTX_FLAGS_MASTER == 0 {
         Writes::Never
     } else if flags & raw::REDISMODULE_CTX_FLAGS_LOADING != 0
+        // SAFETY: no argument; the server only reads its pause state.
         || unsafe { api!(RedisModule_AvoidReplicaTraffic)() } != 0
     {
         Writes::Later
@@ -805,6 +812,9 @@ fn subscribe_once(ctx: &Context) {
     let classes = raw::REDISMODULE_NOTIFY_GENERIC
         | raw::REDISMODULE_NOTIFY_EXPIRED
         | raw::REDISMODULE_NOTIFY_EVICTED;
+    // SAFETY: `ctx` is the running command's context (the server records its
+    // module); `on_keyspace_event` is this module's function, valid while
+    // loaded.
     unsafe {
         api!(RedisModule_SubscribeToKeyspaceEvents)(
             ctx.get_raw(),
@@ -877,6 +887,9 @@ pub fn init(ctx: &Context, families: impl IntoIterator<Item = Watcher>) {
     ]
     .map(|id| raw::RedisModuleEvent { id, dataver: 1 });
     for event in events.into_iter().chain(cluster::migration_event(ctx)) {
+        // SAFETY: `ctx` is the load context (it has the module); the server
+        // refuses an event it does not know; the callback is this module's
+        // function.
         unsafe {
             api!(RedisModule_SubscribeToServerEvent)(
                 ctx.get_raw(),
