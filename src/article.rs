@@ -15,7 +15,7 @@
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
@@ -26,7 +26,7 @@ use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
-use crate::common::reply;
+use crate::common::reply::{self, Item, Replied, Reply};
 use crate::common::time::now_ms;
 use crate::entry;
 
@@ -109,7 +109,7 @@ fn hash_event(key: &Key, event: &CStr) {
 }
 
 /// `ARTICLE.CREATE key title content author [SLUG slugkey slug]`
-fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, title, content, author, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -135,7 +135,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         }
     }
     if present {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     let now = now_ms();
     let created_at = OwnedString::from_i64(ctx, now);
@@ -180,18 +180,18 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         );
         hash_event(index, c"hset");
     }
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `ARTICLE.GET key [JSON]` → the article's fields (a map), or its JSON.
-fn get<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn get<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
     let [json] = parse_options(options, &[JSON])?;
     let article = Key::read(ctx, *name);
     if !exists(&article)? {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     }
     let mut fields = Vec::with_capacity(FIELDS.len());
     for field in FIELDS {
@@ -204,13 +204,15 @@ fn get<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             fields
                 .iter()
                 .map(|(field, value)| (*field, value.as_bytes())),
-        )));
+        ))
+        .into());
     }
-    let pairs: Vec<(&[u8], reply::Value)> = fields
-        .iter()
-        .map(|(field, value)| (field.to_bytes(), reply::Value::Bytes(value.as_bytes())))
-        .collect();
-    Ok(reply::map(ctx, &pairs))
+    Ok(Reply::Map(
+        fields
+            .into_iter()
+            .map(|(field, value)| (field.to_bytes(), Item::String(value)))
+            .collect(),
+    ))
 }
 
 /// A JSON object of the fields: times and views as numbers, text as strings
@@ -231,7 +233,7 @@ fn to_json<'v>(fields: impl Iterator<Item = (&'static CStr, &'v [u8])>) -> Vec<u
 
 /// `ARTICLE.UPDATE key [TITLE t] [CONTENT c] [AUTHOR a]` → 1 updated, 0 when
 /// there is no such article (nothing is created).
-fn update<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn update<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -248,7 +250,7 @@ fn update<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let article = Key::write(ctx, *name);
     if !exists(&article)? {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     let now = now_ms();
     let updated_at = OwnedString::from_i64(ctx, now);
@@ -261,12 +263,12 @@ fn update<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     words.extend([Word::Token(UPDATED_AT), Word::Int(now)]);
     replicate::effect(ctx, c"HSET", &words);
     hash_event(&article, c"hset");
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `ARTICLE.SETSLUG key slugkey newslug` → 1 when the article now has that
 /// slug, 0 when there is no such article.
-fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn set_slug<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, index_name, wanted] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -279,7 +281,7 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let present = exists(&article)?;
     check_index(&index)?;
     if !present {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     let owner = index.hash_field(Field::Arg(wanted))?;
     let owned = match &owner {
@@ -290,7 +292,7 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let current = article.hash_field(Field::Name(SLUG))?;
     let current = current.as_ref().map(OwnedString::as_bytes);
     if owned && current == Some(wanted.as_bytes()) {
-        return Ok(RedisValue::Integer(1));
+        return Ok(RedisValue::Integer(1).into());
     }
     // Claim the new slug first, so the index never empties on the way.
     if !owned {
@@ -309,11 +311,11 @@ fn set_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     hash_event(&article, c"hset");
     // The move follows from the two hashes alone.
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `ARTICLE.BYSLUG slugkey slug` → the article key, or nil.
-fn by_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn by_slug<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, index_name, wanted] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -323,17 +325,18 @@ fn by_slug<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     Ok(match index.hash_field(Field::Arg(wanted))? {
         Some(owner) => RedisValue::StringBuffer(owner.as_bytes().to_vec()),
         None => RedisValue::Null,
-    })
+    }
+    .into())
 }
 
 /// `ARTICLE.VIEW key` → the new page-view count, or nil with no article.
-fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn view<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
     let article = Key::write(ctx, *name);
     if !exists(&article)? {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     }
     let views = match article.hash_field(Field::Name(VIEWS))? {
         None => 0,
@@ -347,12 +350,12 @@ fn view<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     hash_event(&article, c"hincrby");
     // The count follows from the stored one, as for HINCRBY.
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(views))
+    Ok(RedisValue::Integer(views).into())
 }
 
 /// `ARTICLE.DELETE key [SLUG slugkey]` → 1 deleted (with its slug mapping),
 /// 0 when there is no such article.
-fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn delete<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -368,7 +371,7 @@ fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         check_index(index)?;
     }
     if !present {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     let current = article.hash_field(Field::Name(SLUG))?;
     article.delete();
@@ -387,7 +390,7 @@ fn delete<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     // What goes follows from the two hashes alone.
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// The article, and the slug index after `SLUG` (searched after the author).

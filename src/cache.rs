@@ -10,7 +10,7 @@ mod json;
 
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
@@ -18,6 +18,7 @@ use crate::common::errors::SYNTAX_ERROR;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{self, Word};
+use crate::common::reply::Replied;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::entry;
 
@@ -41,7 +42,7 @@ fn minify(document: &[u8]) -> Result<Vec<u8>, RedisError> {
 
 /// `CACHE.SETJSON key json [EX s | PX ms] [NX | XX]` → OK, or nil when NX/XX
 /// prevents it. Like `SET`, it replaces a value of any type and its TTL.
-fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, document, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -54,7 +55,7 @@ fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let key = Key::write(ctx, *name);
     let exists = key.kind() != Kind::Empty;
     if (nx.is_some() && exists) || (xx.is_some() && !exists) {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     }
     match ttl {
         // Without a TTL the stored value follows from the arguments (and
@@ -74,12 +75,12 @@ fn set_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             );
         }
     }
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 /// `CACHE.GETJSON key [FIELD name …]` → the document, or an object of only
 /// the named top-level fields; nil for a missing key.
-fn get_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn get_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, rest @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -90,13 +91,13 @@ fn get_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     let key = Key::read(ctx, *name);
     let Some(stored) = key.string()? else {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     };
     let not_json = || RedisError::Str("ERR the value is not JSON");
     let Some(fields) = fields else {
         // Checked without building the document.
         serde_json::from_slice::<serde::de::IgnoredAny>(stored).map_err(|_| not_json())?;
-        return Ok(RedisValue::StringBuffer(stored.to_vec()));
+        return Ok(RedisValue::StringBuffer(stored.to_vec()).into());
     };
     let value: serde_json::Value = serde_json::from_slice(stored).map_err(|_| not_json())?;
     let serde_json::Value::Object(mut object) = value else {
@@ -109,14 +110,12 @@ fn get_json<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             projection.insert(field.into_owned(), value);
         }
     }
-    Ok(RedisValue::StringBuffer(
-        serde_json::to_vec(&projection).unwrap_or_default(),
-    ))
+    Ok(RedisValue::StringBuffer(serde_json::to_vec(&projection).unwrap_or_default()).into())
 }
 
 /// `CACHE.HSET key EX s | PX ms field value [field value …]` → the number of
 /// fields added; the key's TTL is set in the same step.
-fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, unit, amount, pairs @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -157,7 +156,7 @@ fn hset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);
     key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
     key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-    Ok(RedisValue::Integer(added))
+    Ok(RedisValue::Integer(added).into())
 }
 
 const WRITE_KEY: &[KeySpec] = &[KeySpec {

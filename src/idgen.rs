@@ -11,7 +11,7 @@
 
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -19,6 +19,7 @@ use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, OwnedString};
 use crate::common::replicate;
+use crate::common::reply::Replied;
 use crate::entry;
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.
@@ -77,7 +78,7 @@ impl<'a> Generator<'a> {
 }
 
 /// `IDGEN.NEXT key [FIELD field] [COUNT count]` → the first of the IDs taken.
-fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -98,12 +99,12 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     generator.set_last(ctx, last)?;
     // The IDs follow from the stored value alone, as for INCR.
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(first))
+    Ok(RedisValue::Integer(first).into())
 }
 
 /// `IDGEN.RESERVE key floor [FIELD field]` → 1 when the generator was raised
 /// to `floor`, 0 when it had already reached it.
-fn reserve<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn reserve<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, floor, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -115,21 +116,21 @@ fn reserve<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let generator = Generator::new(Key::write(ctx, *name), single(field));
     // Raising only, never lowering: a reserve can never make an ID repeat.
     if generator.last()? >= floor {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     generator.set_last(ctx, floor)?;
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `IDGEN.CURRENT key [FIELD field]` → the last ID handed out or reserved.
-fn current<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn current<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
     let [field] = parse_options(options, &[FIELD])?;
     let generator = Generator::new(Key::read(ctx, *name), single(field));
-    Ok(RedisValue::Integer(generator.last()?))
+    Ok(RedisValue::Integer(generator.last()?).into())
 }
 
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];

@@ -23,7 +23,7 @@ use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::native_types::RedisType;
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -33,7 +33,7 @@ use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
-use crate::common::reply::{self, quote, Value};
+use crate::common::reply::{quote, Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
@@ -163,7 +163,7 @@ fn replicate_effect(
 }
 
 /// `IDPOOL.CREATE key max [TTL ms]` → `OK`.
-fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, max, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -178,7 +178,7 @@ fn create<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     // Deterministic: the key was empty here, so it is on every replica.
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.create");
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 /// Leases the next free ID to a caller of `IDPOOL.NEXT` asking `ttl` (the
@@ -281,7 +281,7 @@ impl Family for Waiting {
 
 /// `IDPOOL.NEXT key [TTL ms] [WAIT ms]` → the ID leased, or nil when all
 /// are leased (after waiting up to `ms` with `WAIT`).
-fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -293,25 +293,18 @@ fn next<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, TakenFor::Command)? {
-            Take::Got((id, _)) => return Ok(RedisValue::Integer(i64::from(id))),
+            Take::Got((id, _)) => return Ok(RedisValue::Integer(i64::from(id)).into()),
             Take::Nothing(next) => next,
         }
     };
     let Some(wait) = wait else {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     };
-    Ok(wait::park::<Waiting>(
-        ctx,
-        name.as_bytes(),
-        None,
-        Request { ttl },
-        wait,
-        next,
-    ))
+    Ok(wait::park::<Waiting>(ctx, name.as_bytes(), None, Request { ttl }, wait, next).into())
 }
 
 /// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
-fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, id] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -338,12 +331,12 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if released || reclaimed {
         wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
     }
-    Ok(RedisValue::Integer(i64::from(released)))
+    Ok(RedisValue::Integer(i64::from(released)).into())
 }
 
 /// `IDPOOL.RENEW key id ms` → 1 when the ID is leased and its lease now ends
 /// `ms` from now.
-fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, id, ms] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -361,14 +354,14 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         replicate_effect(ctx, *name, pool, &freed, renewed.then_some((id, expiry)));
     }
     if !renewed {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     }
     key.written(EVENT_CLASS, c"idpool.renew");
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `IDPOOL.RESIZE key max` → `OK`.
-fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn resize<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, max] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -389,36 +382,33 @@ fn resize<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     key.written(EVENT_CLASS, c"idpool.resize");
     // A larger pool has IDs for the clients waiting.
     wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 /// `IDPOOL.INFO key` → map of `max`, `leased` (live leases), `next`,
 /// `default_ttl` (nil when leases never end unless asked).
-fn info<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
     let mut key = Key::read(ctx, *name);
     let pool = existing(&mut key)?;
     let default_ttl = match pool.default_ttl() {
-        Some(ttl) => Value::Int(ttl as i64),
-        None => Value::Null,
+        Some(ttl) => Item::Int(ttl as i64),
+        None => Item::Null,
     };
-    Ok(reply::map(
-        ctx,
-        &[
-            (b"max", Value::Int(i64::from(pool.max()))),
-            (b"leased", Value::Int(pool.live(now()) as i64)),
-            (b"next", Value::Int(i64::from(pool.next()))),
-            (b"default_ttl", default_ttl),
-        ],
-    ))
+    Ok(Reply::Map(vec![
+        (b"max", Item::Int(i64::from(pool.max()))),
+        (b"leased", Item::Int(pool.live(now()) as i64)),
+        (b"next", Item::Int(i64::from(pool.next()))),
+        (b"default_ttl", default_ttl),
+    ]))
 }
 
 /// `IDPOOL.APPLY key max next [FREE id]… [LEASE id at]…` → `OK`: a primary's
 /// decision, applied as made (`at`: absolute Unix ms, 0 for never). Only the
 /// replication stream and AOF loading may send it.
-fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, max, next, changes @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -454,7 +444,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     count_leases(before, pool);
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"idpool.apply");
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 // ---- the data type ---------------------------------------------------------

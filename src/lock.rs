@@ -27,6 +27,7 @@ use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
+use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
@@ -133,7 +134,7 @@ impl Family for Locks {
 /// `LOCK.ACQUIRE key token [PX ms | EX s] [WAIT ms] [FENCE fencekey] [NX]`
 /// (`NX`: only a free lock is taken; its holder asking again is refused, as
 /// `SET … NX` refuses it).
-fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, token_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -174,10 +175,11 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             token,
             lease_end(lease),
             holder,
-        ),
+        )
+        .map(Reply::from),
         Holder::Other => {
             let Some(wait) = wait else {
-                return Ok(RedisValue::Null);
+                return Ok(RedisValue::Null.into());
             };
             let request = Request {
                 token: token.to_vec(),
@@ -192,7 +194,8 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
                 request,
                 wait,
                 next,
-            ))
+            )
+            .into())
         }
     }
 }
@@ -263,7 +266,7 @@ fn grant(
 }
 
 /// `LOCK.RELEASEIF key token` → 1 released, 0 not held by `token`.
-fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn release_if<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, token_arg] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -281,14 +284,14 @@ fn release_if<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         held
     };
     wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Release);
-    Ok(RedisValue::Integer(i64::from(released)))
+    Ok(RedisValue::Integer(i64::from(released)).into())
 }
 
 /// `LOCK.EXTEND key token PX ms | EX s [ADD]` → 1 when held by `token`: its
 /// lease now ends `ms` from now, or with `ADD` `ms` after its current end
 /// (what redis-py's `Lock.extend` does; a lock without a lease keeps none,
 /// and answers 0). Else 0.
-fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, token_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -315,7 +318,7 @@ fn extend<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     // Waiters' timer follows the new expiry.
     wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
-    Ok(RedisValue::Integer(i64::from(extended)))
+    Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 
 /// The lock, and the fence counter after `FENCE` (searched from the options).

@@ -27,7 +27,7 @@ use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::native_types::RedisType;
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -37,7 +37,7 @@ use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
-use crate::common::reply::{self, Value};
+use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
@@ -232,7 +232,7 @@ impl Family for Pools {
 }
 
 /// `POOL.ADD key resource [resource …]` → how many were new.
-fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn add<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, resources @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -258,12 +258,12 @@ fn add<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if added > 0 {
         wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
     }
-    Ok(RedisValue::Integer(added as i64))
+    Ok(RedisValue::Integer(added as i64).into())
 }
 
 /// `POOL.REMOVE key resource [resource …]` → how many were there (free or
 /// held). A pool left without resources is deleted.
-fn remove<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn remove<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, resources @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -272,7 +272,7 @@ fn remove<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     let mut key = Key::write(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     };
     let removed = resources
         .iter()
@@ -287,12 +287,12 @@ fn remove<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
         }
     }
-    Ok(RedisValue::Integer(removed as i64))
+    Ok(RedisValue::Integer(removed as i64).into())
 }
 
 /// `POOL.ACQUIRE key owner [PX ms | EX s] [WAIT ms]` → the resource, or nil
 /// when none is free (after waiting up to `ms` with `WAIT`).
-fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, owner_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -305,30 +305,23 @@ fn acquire<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let next = {
         let mut key = Key::write(ctx, *name);
         match take(ctx, &mut key, owner, lease, TakenFor::Command)? {
-            Take::Got(resource) => return Ok(RedisValue::StringBuffer(resource)),
+            Take::Got(resource) => return Ok(RedisValue::StringBuffer(resource).into()),
             Take::Nothing(next) => next,
         }
     };
     let Some(wait) = wait else {
-        return Ok(RedisValue::Null);
+        return Ok(RedisValue::Null.into());
     };
     let request = Request {
         owner: owner.to_vec(),
         lease,
     };
-    Ok(wait::park::<Pools>(
-        ctx,
-        name.as_bytes(),
-        None,
-        request,
-        wait,
-        next,
-    ))
+    Ok(wait::park::<Pools>(ctx, name.as_bytes(), None, request, wait, next).into())
 }
 
 /// `POOL.RELEASE key resource owner` → 1 when `owner` held it (it is free
 /// now, or handed to the oldest waiter), else 0.
-fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, resource, owner_arg] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -336,7 +329,7 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let released = {
         let mut key = Key::write(ctx, *name);
         let Some(pool) = pool_at(&mut key)? else {
-            return Ok(RedisValue::Integer(0));
+            return Ok(RedisValue::Integer(0).into());
         };
         let mut freed = reclaim(ctx, pool);
         let reclaimed = !freed.is_empty();
@@ -359,12 +352,12 @@ fn release<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if released || reclaimed {
         wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
     }
-    Ok(RedisValue::Integer(i64::from(released)))
+    Ok(RedisValue::Integer(i64::from(released)).into())
 }
 
 /// `POOL.RENEW key resource owner PX ms | EX s` → 1 when `owner` holds it
 /// (its lease now ends `ms` from now), else 0.
-fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, resource, owner_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -373,7 +366,7 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     let lease = lease("pool.renew", [px, ex])?.ok_or(SYNTAX_ERROR)?;
     let mut key = Key::write(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
-        return Ok(RedisValue::Integer(0));
+        return Ok(RedisValue::Integer(0).into());
     };
     let freed = reclaim(ctx, pool);
     let until = until(Some(lease));
@@ -385,12 +378,12 @@ fn renew<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     if renewed {
         key.written(EVENT_CLASS, c"pool.renew");
     }
-    Ok(RedisValue::Integer(i64::from(renewed)))
+    Ok(RedisValue::Integer(i64::from(renewed)).into())
 }
 
 /// `POOL.INFO key` → map of `size`, `free`, `held` (live leases) and
 /// `waiting` (clients waiting now); a missing key is an empty pool.
-fn info<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -400,26 +393,23 @@ fn info<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         None => (0, 0),
     };
     let waiting = wait::waiting_on::<Pools>(ctx, name.as_bytes());
-    Ok(reply::map(
-        ctx,
-        &[
-            (b"size", Value::Int(size as i64)),
-            (b"free", Value::Int((size - held) as i64)),
-            (b"held", Value::Int(held as i64)),
-            (b"waiting", Value::Int(waiting as i64)),
-        ],
-    ))
+    Ok(Reply::Map(vec![
+        (b"size", Item::Int(size as i64)),
+        (b"free", Item::Int((size - held) as i64)),
+        (b"held", Item::Int(held as i64)),
+        (b"waiting", Item::Int(waiting as i64)),
+    ]))
 }
 
 /// `POOL.HOLDERS key` → for each held resource, in name order: the resource,
 /// its owner and its lease end (Unix ms, -1 for never), as an array.
-fn holders<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn holders<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
     let mut key = Key::read(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
-        return Ok(RedisValue::Array(Vec::new()));
+        return Ok(RedisValue::Array(Vec::new()).into());
     };
     let now = now();
     let rows = pool
@@ -434,7 +424,7 @@ fn holders<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
             ])
         })
         .collect();
-    Ok(RedisValue::Array(rows))
+    Ok(RedisValue::Array(rows).into())
 }
 
 /// One change of a `POOL.APPLY`.
@@ -446,7 +436,7 @@ enum Change<'a> {
 /// `POOL.APPLY key [FREE resource]… [HOLD resource owner at]…` → `OK`: a
 /// primary's decision, applied in order as made (`at`: absolute Unix ms, 0
 /// for never). Only the replication stream and AOF loading may send it.
-fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, changes @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -480,7 +470,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
         key.set_typed_value(adopt(Pool::default()))?;
     }
     let Some(pool) = pool_at(&mut key)? else {
-        return Ok(RedisValue::SimpleStringStatic("OK"));
+        return Ok(RedisValue::SimpleStringStatic("OK").into());
     };
     for change in parsed {
         match change {
@@ -492,7 +482,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     }
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"pool.apply");
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 // ---- the data type ---------------------------------------------------------

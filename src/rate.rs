@@ -17,7 +17,7 @@ mod decide;
 
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::Arg;
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
@@ -26,7 +26,7 @@ use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
-use crate::common::reply::{self, Value};
+use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::now_ms;
 use crate::entry;
@@ -309,17 +309,18 @@ fn decide_now(
 
 /// The five fields of `CL.THROTTLE`, and `refill_after_ms` after them when
 /// the call asks `WITHREFILL`.
-fn reply(ctx: &Context, decision: &Decision, refill: bool) -> RedisValue {
-    let fields: [(&[u8], Value); 6] = [
-        (b"limited", Value::Int(i64::from(decision.limited))),
-        (b"limit", Value::Int(decision.limit)),
-        (b"remaining", Value::Int(decision.remaining)),
-        (b"retry_after_ms", Value::Int(decision.retry_after_ms)),
-        (b"reset_after_ms", Value::Int(decision.reset_after_ms)),
-        (b"refill_after_ms", Value::Int(decision.refill_after_ms)),
+fn reply(decision: &Decision, refill: bool) -> Reply<'static> {
+    let mut fields = vec![
+        (&b"limited"[..], Item::Int(i64::from(decision.limited))),
+        (b"limit", Item::Int(decision.limit)),
+        (b"remaining", Item::Int(decision.remaining)),
+        (b"retry_after_ms", Item::Int(decision.retry_after_ms)),
+        (b"reset_after_ms", Item::Int(decision.reset_after_ms)),
     ];
-    let shown = if refill { 6 } else { 5 };
-    reply::record(ctx, fields.get(..shown).unwrap_or(&fields))
+    if refill {
+        fields.push((b"refill_after_ms", Item::Int(decision.refill_after_ms)));
+    }
+    Reply::Record(fields)
 }
 
 /// Stores an allowed action and replicates its effect.
@@ -390,19 +391,19 @@ fn apply_sliding(
 
 /// `RATE.LIMIT key max period [BURST burst] [AND max period [BURST burst]]…
 /// [COST cost] [SLIDING] [WITHREFILL]` → the decision.
-fn limit<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn limit<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     decide_command(ctx, args, true)
 }
 
 /// `RATE.PEEK key …` (as `RATE.LIMIT`) → whether `RATE.LIMIT` would allow
 /// the action now, with the limits as they stand (nothing consumed).
-fn peek<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn peek<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     decide_command(ctx, args, false)
 }
 
 /// Both commands: the decision now; `consume` stores and replicates an
 /// allowed action (`RATE.LIMIT`), else the key is only read.
-fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> RedisResult {
+fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Replied<'a> {
     let [_, name, rest @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -427,7 +428,7 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Redi
             None => LIMITED.incr(),
         }
     }
-    Ok(reply(ctx, &decision, call.refill))
+    Ok(reply(&decision, call.refill))
 }
 
 /// The settings' caps on what a `RATE.LIMIT` may store: a new limiter's
@@ -456,13 +457,13 @@ fn check_caps(ctx: &Context, call: &Call, state: &State) -> Result<(), RedisErro
 }
 
 /// `RATE.RESET key` → 1 when a limiter was forgotten, 0 when there was none.
-fn reset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn reset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
     let key = Key::write(ctx, *name);
     match key.string()? {
-        None => return Ok(RedisValue::Integer(0)),
+        None => return Ok(RedisValue::Integer(0).into()),
         Some([GCRA_TAG | SLIDING_TAG, ..]) => {}
         Some(_) => return Err(NOT_A_LIMITER),
     }
@@ -470,13 +471,13 @@ fn reset<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     key.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
     // Deleting follows from the key's contents alone.
     replicate::verbatim(ctx);
-    Ok(RedisValue::Integer(1))
+    Ok(RedisValue::Integer(1).into())
 }
 
 /// `RATE.APPLY key at cost keep` → `OK`: a primary's allowed sliding-window
 /// action, applied as made. Only the replication stream and AOF loading may
 /// send it.
-fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
+fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, at, cost, keep] = args else {
         return Err(RedisError::WrongArity);
     };
@@ -496,7 +497,7 @@ fn apply<'a>(ctx: &Context, args: &'a [Arg<'a>]) -> RedisResult {
     };
     apply_sliding(&key, entries, at, cost, keep)?;
     replicate::verbatim(ctx);
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];

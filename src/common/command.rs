@@ -10,15 +10,15 @@ use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
 use std::ptr;
 
-use redis_module::{raw, Context, RedisResult, Status};
+use redis_module::{raw, Context, Status};
 
 use super::args::{from_argv, Arg};
 use super::panic::guard;
-use super::reply;
+use super::reply::{self, Replied};
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.
-pub type Handler = for<'a> fn(&Context, &'a [Arg<'a>]) -> RedisResult;
+pub type Handler = for<'a> fn(&'a Context, &'a [Arg<'a>]) -> Replied<'a>;
 
 /// The C function the server calls for a command.
 pub type EntryPoint =
@@ -88,7 +88,7 @@ pub fn dispatch(
             guard((), || report_key_positions(ctx, args, key_specs));
             return true;
         }
-        reply::send(ctx, handler(&Context::new(ctx), args));
+        reply::send_reply(ctx, handler(&Context::new(ctx), args));
         true
     });
     if !answered {

@@ -12,7 +12,9 @@ use std::fmt::Write;
 use std::os::raw::{c_char, c_int, c_long};
 
 use redis_module::redisvalue::RedisValueKey;
-use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
+use redis_module::{raw, RedisError, RedisResult, RedisValue};
+
+use super::key::OwnedString;
 
 use crate::api;
 
@@ -212,56 +214,75 @@ fn send_key(ctx: *mut raw::RedisModuleCtx, key: RedisValueKey) {
     }
 }
 
-/// One value of a map reply.
-#[derive(Clone, Copy)]
-pub enum Value<'a> {
-    Bytes(&'a [u8]),
+/// What a command answers: every handler returns one, and [`send`] sends
+/// it.
+pub enum Reply<'a> {
+    /// Any value the crate's type expresses.
+    Value(RedisValue),
+    /// Named fields in this order: a RESP3 map, a flat name/value array
+    /// under RESP2.
+    Map(Vec<(&'static [u8], Item<'a>)>),
+    /// Named fields: a RESP3 map, the values alone in their order under RESP2
+    /// (as `CL.THROTTLE` answers).
+    Record(Vec<(&'static [u8], Item<'a>)>),
+}
+
+impl From<RedisValue> for Reply<'_> {
+    fn from(value: RedisValue) -> Self {
+        Reply::Value(value)
+    }
+}
+
+/// What a command's handler gives back.
+pub type Replied<'a> = Result<Reply<'a>, RedisError>;
+
+/// One value of a map or record reply.
+pub enum Item<'a> {
+    /// A string the server made for the command (a hash field's value).
+    String(OwnedString<'a>),
     Int(i64),
     Null,
 }
 
-/// Replies with `pairs` as a map, in their order (a RESP3 map, a flat
-/// field/value array under RESP2). The command then returns the value this
-/// gives back.
-pub fn map(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
-    fields(ctx, pairs, true)
+/// Sends a handler's reply.
+pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
+    match replied {
+        Ok(Reply::Value(value)) => send(ctx, Ok(value)),
+        Ok(Reply::Map(pairs)) => fields(ctx, &pairs, true),
+        Ok(Reply::Record(pairs)) => {
+            // SAFETY: `ctx` is the server's context of the running call; the
+            // function only reads flags from it and from the server's state.
+            let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx) } as u32;
+            fields(ctx, &pairs, flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0)
+        }
+        Err(error) => send(ctx, Err(error)),
+    }
 }
 
-/// Replies with a fixed record: a map under RESP3, the values alone in
-/// their order under RESP2 (as `CL.THROTTLE` answers).
-pub fn record(ctx: &Context, pairs: &[(&[u8], Value)]) -> RedisValue {
-    // SAFETY: `ctx` is the server's context of the running call; the function
-    // only reads flags from it and from the server's state.
-    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
-    fields(ctx, pairs, flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0)
-}
-
-fn fields(ctx: &Context, pairs: &[(&[u8], Value)], named: bool) -> RedisValue {
-    let raw = ctx.get_raw();
+fn fields(ctx: *mut raw::RedisModuleCtx, pairs: &[(&[u8], Item)], named: bool) {
     // SAFETY: `ctx` is the server's context of the running call (a reply is
     // dropped if it has no client); `bulk` passes buffers the server copies.
     unsafe {
         if named {
-            api!(RedisModule_ReplyWithMap)(raw, pairs.len() as c_long);
+            api!(RedisModule_ReplyWithMap)(ctx, pairs.len() as c_long);
         } else {
-            api!(RedisModule_ReplyWithArray)(raw, pairs.len() as c_long);
+            api!(RedisModule_ReplyWithArray)(ctx, pairs.len() as c_long);
         }
         for (name, value) in pairs {
             if named {
-                bulk(raw, name);
+                bulk(ctx, name);
             }
-            match *value {
-                Value::Bytes(bytes) => bulk(raw, bytes),
-                Value::Int(value) => {
-                    api!(RedisModule_ReplyWithLongLong)(raw, value);
+            match value {
+                Item::String(string) => bulk(ctx, string.as_bytes()),
+                Item::Int(value) => {
+                    api!(RedisModule_ReplyWithLongLong)(ctx, *value);
                 }
-                Value::Null => {
-                    api!(RedisModule_ReplyWithNull)(raw);
+                Item::Null => {
+                    api!(RedisModule_ReplyWithNull)(ctx);
                 }
             };
         }
     }
-    RedisValue::NoReply
 }
 
 #[cfg(test)]
