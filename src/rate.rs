@@ -26,7 +26,7 @@ use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
-use crate::common::reply::{Item, Replied, Reply};
+use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
 use crate::common::time::now_ms;
 use crate::entry;
@@ -310,17 +310,25 @@ fn decide_now(
 /// The five fields of `CL.THROTTLE`, and `refill_after_ms` after them when
 /// the call asks `WITHREFILL`.
 fn reply(decision: &Decision, refill: bool) -> Reply<'static> {
-    let mut fields = vec![
-        (&b"limited"[..], Item::Int(i64::from(decision.limited))),
-        (b"limit", Item::Int(decision.limit)),
-        (b"remaining", Item::Int(decision.remaining)),
-        (b"retry_after_ms", Item::Int(decision.retry_after_ms)),
-        (b"reset_after_ms", Item::Int(decision.reset_after_ms)),
+    const NAMES: [&[u8]; 6] = [
+        b"limited",
+        b"limit",
+        b"remaining",
+        b"retry_after_ms",
+        b"reset_after_ms",
+        b"refill_after_ms",
     ];
-    if refill {
-        fields.push((b"refill_after_ms", Item::Int(decision.refill_after_ms)));
-    }
-    Reply::Record(fields)
+    let mut values = [0; RECORD_FIELDS];
+    values[..6].copy_from_slice(&[
+        i64::from(decision.limited),
+        decision.limit,
+        decision.remaining,
+        decision.retry_after_ms,
+        decision.reset_after_ms,
+        decision.refill_after_ms,
+    ]);
+    let shown = if refill { 6 } else { 5 };
+    Reply::Record(NAMES.get(..shown).unwrap_or(&NAMES), values)
 }
 
 /// Stores an allowed action and replicates its effect.
