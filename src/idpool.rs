@@ -110,17 +110,11 @@ fn count_leases(before: u64, pool: &Pool) {
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
-/// Removes the pool's ended leases: a write on the primary does this first
-/// and replicates the removals. A replica or an AOF replay running a command
-/// that went verbatim reclaims nothing: the primary had nothing to reclaim
-/// then, or it would have sent the effect instead.
+/// Removes the pool's ended leases (see [`replicate::reclaim_ended`]).
 fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Vec<u32> {
-    let mut freed = Vec::new();
-    if replicate::deciding(ctx) {
-        pool.reclaim(now, |id| freed.push(id));
-        LEASES_RECLAIMED.add(freed.len() as i64);
-    }
-    freed
+    replicate::reclaim_ended(ctx, Some(&LEASES_RECLAIMED), |freed| {
+        pool.reclaim(now, |id| freed.push(id))
+    })
 }
 
 /// Replicates a write as its effect: `IDPOOL.APPLY key max next [FREE id]…

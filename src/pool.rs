@@ -91,16 +91,12 @@ fn pool_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut Pool>, RedisError> {
     key.typed_value::<Pool>()
 }
 
-/// Moves the pool's ended leases back to the free list: a write on the
-/// primary does this first and replicates it. A replica or an AOF replay
-/// running a command that went verbatim reclaims nothing: the primary had
-/// nothing to reclaim then, or it would have sent the effect instead.
+/// Moves the pool's ended leases back to the free list (see
+/// [`replicate::reclaim_ended`]; `INFO recipes` counts the ID pools' only).
 fn reclaim(ctx: &Context, pool: &mut Pool) -> Vec<Box<[u8]>> {
-    let mut freed = Vec::new();
-    if replicate::deciding(ctx) {
-        pool.reclaim(now(), |name| freed.push(name.into()));
-    }
-    freed
+    replicate::reclaim_ended(ctx, None, |freed| {
+        pool.reclaim(now(), |name| freed.push(name.into()))
+    })
 }
 
 /// Replicates a write as its effect: `POOL.APPLY key [FREE resource]…
