@@ -199,8 +199,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"json", ArgType::String),
-            ArgSpec::one_of(c"expiration", LEASE, true),
-            ArgSpec::one_of(c"condition", CONDITION, true),
+            ArgSpec::one_of(c"expiration", LEASE).optional(),
+            ArgSpec::one_of(c"condition", CONDITION).optional(),
         ],
     },
     CommandSpec {
@@ -229,7 +229,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: c"0.1.0",
         args: &[
             ArgSpec::key(c"key", 0),
-            ArgSpec::one_of(c"expiration", LEASE, false),
+            ArgSpec::one_of(c"expiration", LEASE),
             ArgSpec::group(
                 c"data",
                 &[

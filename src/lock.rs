@@ -377,7 +377,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
-            ArgSpec::one_of(c"lease", LEASE, true),
+            ArgSpec::one_of(c"lease", LEASE).optional(),
             ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
             ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1)),
             ArgSpec::flag(c"nx", c"NX"),
@@ -409,7 +409,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
-            ArgSpec::one_of(c"lease", LEASE, false),
+            ArgSpec::one_of(c"lease", LEASE),
             ArgSpec::flag(c"add", c"ADD"),
         ],
     },

@@ -630,7 +630,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             KEY,
             OWNER,
-            ArgSpec::one_of(c"lease", LEASE, true),
+            ArgSpec::one_of(c"lease", LEASE).optional(),
             ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
         ],
     },
@@ -654,7 +654,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Makes a held resource's lease end the given time from now, only if the owner holds it",
         complexity: c"O(log M) for M resources in the pool",
         since: SINCE,
-        args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE, false)],
+        args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE)],
     },
     CommandSpec {
         name: c"pool.info",

@@ -279,13 +279,22 @@ impl ArgSpec {
         }
     }
     /// Exactly one of `choices`.
-    pub const fn one_of(name: &'static CStr, choices: &'static [ArgSpec], optional: bool) -> Self {
+    /// One of `choices`, required (see [`ArgSpec::optional`]).
+    pub const fn one_of(name: &'static CStr, choices: &'static [ArgSpec]) -> Self {
         Self {
             name,
             kind: ArgType::OneOf(choices),
             token: None,
-            optional,
+            optional: false,
             multiple: false,
+        }
+    }
+
+    /// The same argument, which may be left out.
+    pub const fn optional(self) -> Self {
+        Self {
+            optional: true,
+            ..self
         }
     }
 }
