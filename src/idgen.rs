@@ -14,10 +14,12 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+};
 use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, OwnedString};
+use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate;
 use crate::common::reply::Replied;
 use crate::entry;
@@ -27,6 +29,7 @@ const MAX_COUNT: i64 = 1 << 31;
 
 const FIELD: OptSpec = OptSpec::valued("FIELD");
 const COUNT: OptSpec = OptSpec::valued("COUNT");
+const REVERSE: OptSpec = OptSpec::valued("REVERSE");
 
 /// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
@@ -133,8 +136,74 @@ fn current<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     Ok(RedisValue::Integer(generator.last()?).into())
 }
 
+/// `IDGEN.ASSIGN counter index name [REVERSE reverse]` → the ID of `name`:
+/// the one the hash `index` holds for it, or else the counter's next, then
+/// recorded in `index` (and `reverse`, ID → name) in the same step.
+fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, counter, index, name, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let [reverse] = parse_options(options, &[REVERSE])?;
+    let reverse = single(reverse);
+    let names = [Some(*counter), Some(*index), reverse];
+    for (at, a) in names.iter().enumerate() {
+        for b in names.iter().skip(at + 1) {
+            if let (Some(a), Some(b)) = (a, b) {
+                if a.as_bytes() == b.as_bytes() {
+                    return Err(RedisError::Str(
+                        "ERR the counter, index and REVERSE keys must differ",
+                    ));
+                }
+            }
+        }
+    }
+    let index = Key::write(ctx, *index);
+    if let Some(id) = index.hash_field(Field::Arg(*name))? {
+        // Known: a read, which changes and replicates nothing.
+        return Ok(
+            RedisValue::Integer(parse_i64(id.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?).into(),
+        );
+    }
+    let generator = Generator::new(Key::write(ctx, *counter), None);
+    let reverse = reverse.map(|reverse| Key::write(ctx, reverse));
+    // Every key checked before anything is written.
+    if reverse
+        .as_ref()
+        .is_some_and(|reverse| !matches!(reverse.kind(), Kind::Empty | Kind::Hash))
+    {
+        return Err(RedisError::WrongType);
+    }
+    let (id, _) = take(generator.last()?, 1)?;
+    generator.set_last(ctx, id)?;
+    let id_string = OwnedString::from_i64(ctx, id);
+    index.set_hash_field(Field::Arg(*name), id_string.as_ptr());
+    index.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
+    if let Some(reverse) = &reverse {
+        reverse.set_hash_field(Field::Arg(id_string.as_arg()), name.as_ptr());
+        reverse.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
+    }
+    // The ID follows from the stored values alone, as for INCR.
+    replicate::verbatim(ctx);
+    Ok(RedisValue::Integer(id).into())
+}
+
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
+/// The counter, the index and the reverse index after `REVERSE`.
+const ASSIGN_KEYS: &[KeySpec] = &[
+    UPDATES_FIRST,
+    KeySpec {
+        flags: UPDATED,
+        begin: BeginSearch::Index(2),
+    },
+    KeySpec {
+        flags: UPDATED,
+        begin: BeginSearch::Keyword {
+            keyword: c"REVERSE",
+            from: 4,
+        },
+    },
+];
 const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 
 pub static FAMILY: FamilySpec = FamilySpec {
@@ -187,6 +256,22 @@ pub const COMMANDS: &[CommandSpec] = &[
         complexity: c"O(1)",
         since: c"0.1.0",
         args: &[ArgSpec::key(c"key", 0), FIELD_ARG],
+    },
+    CommandSpec {
+        name: c"idgen.assign",
+        entry: entry!(assign, ASSIGN_KEYS),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write fast",
+        arity: -4,
+        summary: c"Returns the ID a name has in an index hash, or gives it the counter's next ID (recorded in the index, and in a reverse hash) in one step",
+        complexity: c"O(1)",
+        since: c"0.5.0",
+        args: &[
+            ArgSpec::key(c"counter", 0),
+            ArgSpec::key(c"index", 1),
+            ArgSpec::required(c"name", ArgType::String),
+            ArgSpec::option(c"reverse", c"REVERSE", ArgType::Key(2)),
+        ],
     },
 ];
 

@@ -6,13 +6,16 @@ mod cache;
 mod common;
 mod idgen;
 mod idpool;
+mod latch;
 mod lock;
 mod pool;
 mod rate;
+mod rwlock;
 
 use idpool::ID_POOL_TYPE;
 use pool::RESOURCE_POOL_TYPE;
 use redis_module::{redis_module, Context, RedisString, Status};
+use rwlock::RWLOCK_TYPE;
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
 // the module's memory); the system one in unit tests, which run without it.
@@ -56,13 +59,14 @@ const fn number(digits: &str) -> i32 {
 
 /// Every module data type, with the encoding versions it reads.
 #[cfg(test)]
-const STORED_TYPES: [(&str, &[i32]); 2] = [
+const STORED_TYPES: [(&str, &[i32]); 3] = [
     ("rr-idpool", idpool::ENCODINGS),
     ("rr-rspool", pool::ENCODINGS),
+    ("rr-rwlock", rwlock::ENCODINGS),
 ];
 
 /// The families, in the order `INFO recipes` shows their figures.
-static FAMILIES: [&common::family::FamilySpec; 7] = [
+static FAMILIES: [&common::family::FamilySpec; 9] = [
     &idgen::FAMILY,
     &lock::FAMILY,
     &article::FAMILY,
@@ -70,6 +74,8 @@ static FAMILIES: [&common::family::FamilySpec; 7] = [
     &idpool::FAMILY,
     &rate::FAMILY,
     &pool::FAMILY,
+    &rwlock::FAMILY,
+    &latch::FAMILY,
 ];
 
 fn load(ctx: &Context) -> Status {
@@ -103,7 +109,7 @@ redis_module! {
     name: "recipes",
     version: VERSION,
     allocator: (Allocator, Allocator {}),
-    data_types: [ID_POOL_TYPE, RESOURCE_POOL_TYPE],
+    data_types: [ID_POOL_TYPE, RESOURCE_POOL_TYPE, RWLOCK_TYPE],
     init: init,
     commands: [],
 }

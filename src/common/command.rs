@@ -247,6 +247,14 @@ impl ArgSpec {
             multiple: false,
         }
     }
+    /// A required token without a value (one choice of a
+    /// [`ArgType::OneOf`], e.g. `READ | WRITE`).
+    pub const fn keyword(name: &'static CStr, token: &'static CStr) -> Self {
+        Self {
+            optional: false,
+            ..Self::flag(name, token)
+        }
+    }
     /// An optional `TOKEN value value…` group.
     pub const fn block(
         name: &'static CStr,

@@ -248,6 +248,8 @@ pub enum Item<'a> {
     String(OwnedString<'a>),
     Int(i64),
     Null,
+    /// Any other value (an array of rows).
+    Value(RedisValue),
 }
 
 /// Sends a handler's reply.
@@ -299,6 +301,7 @@ fn fields<'a>(
                 Item::Null => {
                     api!(RedisModule_ReplyWithNull)(ctx);
                 }
+                Item::Value(value) => send_value(ctx, value),
             };
         }
     }

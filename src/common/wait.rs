@@ -133,6 +133,10 @@ pub trait Family: 'static {
     type Grant: Send + 'static;
     /// `INFO recipes` name of the count of keys with waiters.
     const KEYS_WAITED_ON: &'static CStr;
+    /// Whether serving a waiter writes (takes something, replicated as an
+    /// effect). A family whose waiters only watch a key (a latch opening)
+    /// serves them on a replica and while writes are paused too.
+    const WRITES: bool = true;
     fn waits() -> &'static Waits<Self::Request>;
     /// Takes what the key holds for `request`, as the waiter's command would
     /// have when it arrived (the caller has selected the key's database), and
@@ -478,7 +482,12 @@ fn dismiss<F: Family>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_modul
 /// drops the queue).
 fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
     let waits = F::waits();
-    match writes(ctx) {
+    let allowed = if F::WRITES {
+        writes(ctx)
+    } else {
+        Writes::Allowed
+    };
+    match allowed {
         Writes::Never => {
             // Only a primary decides; a server that became a replica lets go.
             dismiss::<F>(ctx, id, || Ok(RedisValue::Null));

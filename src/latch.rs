@@ -1,0 +1,269 @@
+//! LATCH: a count-down latch that can expire. Workers count it down; others
+//! wait until it reaches 0.
+//!
+//! A latch is a plain string key holding its count (what `SET key 3`
+//! makes), whose TTL is the latch's lifetime. A latch that reaches 0 is
+//! deleted, so a missing key is an open latch (as a Redisson
+//! `RCountDownLatch` that was never set, or has counted down, counts 0 and
+//! lets waiters through), and `LATCH.SET` can arm it again.
+//!
+//! Waiting (`LATCH.WAIT key ms`, `common/wait.rs`): a waiter is answered 1
+//! when the latch opens — counted down to 0 (inside `LATCH.COUNTDOWN`),
+//! deleted, expired or flushed (keyspace events) — or nil when its time
+//! runs out. Waiting takes nothing, so it works on a replica too: the
+//! latch opens there when the primary's deletion arrives.
+//!
+//! Replication: verbatim, but for `LATCH.SET … PX|EX`, whose TTL starts at
+//! this server's clock: sent as `SET key count PXAT at`.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use redis_module::{raw, Context, RedisError, RedisValue};
+
+use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::errors::SYNTAX_ERROR;
+use crate::common::family::FamilySpec;
+use crate::common::key::{Key, Kind};
+use crate::common::replicate::{self, Word};
+use crate::common::reply::Replied;
+use crate::common::stats::Stat;
+use crate::common::time::{now_ms, ttl_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::entry;
+
+const PX: OptSpec = OptSpec::valued("PX");
+const EX: OptSpec = OptSpec::valued("EX");
+
+/// A positive integer argument, else `error`.
+fn positive(arg: &Arg, error: &'static str) -> Result<i64, RedisError> {
+    match arg.to_i64()? {
+        n if n > 0 => Ok(n),
+        _ => Err(RedisError::Str(error)),
+    }
+}
+
+/// The count a latch key holds: 0 for a missing key (an open latch).
+fn count(key: &Key) -> Result<i64, RedisError> {
+    Ok(key.integer()?.unwrap_or(0).max(0))
+}
+
+/// LATCH's waits (see `common/wait.rs`): a waiter takes nothing, it is
+/// answered once the latch is open.
+pub struct Latches;
+
+static WAITS: Waits<()> = Waits::new();
+
+impl Family for Latches {
+    type Request = ();
+    type Grant = ();
+    const KEYS_WAITED_ON: &'static CStr = c"latches_with_waiters";
+    const WRITES: bool = false;
+
+    fn waits() -> &'static Waits<()> {
+        &WAITS
+    }
+
+    fn offer(ctx: &Context, name: Arg, _request: &()) -> Offer<()> {
+        match count(&Key::read(ctx, name)) {
+            Ok(0) => Offer::Granted(RedisValue::Integer(1), ()),
+            Ok(_) => Offer::Busy(None),
+            Err(error) => Offer::Refused(error),
+        }
+    }
+
+    /// Nothing was taken: nothing to give back.
+    fn revoke(_ctx: &Context, _name: Arg, _grant: &()) -> bool {
+        false
+    }
+
+    fn count(event: Event) {
+        match event {
+            Event::Parked => WAITS_STARTED.incr(),
+            Event::TimedOut => WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => {}
+        }
+    }
+}
+
+/// `LATCH.SET key count [PX ms | EX s]` → 1 when created, 0 when the latch
+/// exists (nothing changes).
+fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, count_arg, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let count = positive(count_arg, "ERR count must be a positive integer")?;
+    let [px, ex] = parse_options(options, &[PX, EX])?;
+    if px.is_some() && ex.is_some() {
+        return Err(SYNTAX_ERROR);
+    }
+    let lease = ttl_ms("latch.set", single(px), single(ex))?;
+    let key = Key::write(ctx, *name);
+    if key.kind() != Kind::Empty {
+        // A latch, or an error for a key that is not one.
+        key.integer()?;
+        return Ok(RedisValue::Integer(0).into());
+    }
+    let digits = itoa::Buffer::new().format(count).as_bytes().to_vec();
+    match lease.map(|ms| now_ms().saturating_add(ms)) {
+        None => {
+            key.set_value(&digits, None)?;
+            replicate::verbatim(ctx);
+        }
+        Some(at) => {
+            key.set_value(&digits, Some(at))?;
+            replicate::effect(
+                ctx,
+                c"SET",
+                &[
+                    Word::Arg(*name),
+                    Word::Bytes(&digits),
+                    Word::Token(c"PXAT"),
+                    Word::Int(at),
+                ],
+            );
+        }
+    }
+    Ok(RedisValue::Integer(1).into())
+}
+
+/// `LATCH.COUNTDOWN key [n]` → the count after taking `n` (default 1) off,
+/// never below 0. At 0 the latch is deleted and every waiter answered.
+fn countdown<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let (name, by) = match args {
+        [_, name] => (name, 1),
+        [_, name, by] => (
+            name,
+            positive(by, "ERR decrement must be a positive integer")?,
+        ),
+        _ => return Err(RedisError::WrongArity),
+    };
+    let left = {
+        let key = Key::write(ctx, *name);
+        let Some(current) = key.integer()? else {
+            return Ok(RedisValue::Integer(0).into());
+        };
+        let left = current.saturating_sub(by).max(0);
+        if left == 0 {
+            key.delete();
+            key.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+        } else {
+            // In place: the latch keeps its TTL.
+            key.set_string(itoa::Buffer::new().format(left).as_bytes())?;
+            key.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"decrby");
+        }
+        // The count follows from the stored one alone.
+        replicate::verbatim(ctx);
+        left
+    };
+    if left == 0 {
+        wait::serve_waiters::<Latches>(ctx, name.as_bytes(), None, Cause::Release);
+    }
+    Ok(RedisValue::Integer(left).into())
+}
+
+/// `LATCH.WAIT key ms` → 1 once the latch is open (at once if it is), nil
+/// when `ms` runs out.
+fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, ms] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let invalid = || RedisError::Str("ERR invalid timeout in 'latch.wait' command");
+    let ms = match ms.to_i64()? {
+        ms if ms > 0 && now_ms().checked_add(ms).is_some() => ms,
+        _ => return Err(invalid()),
+    };
+    let key = Key::read(ctx, *name);
+    if count(&key)? == 0 {
+        return Ok(RedisValue::Integer(1).into());
+    }
+    Ok(wait::park::<Latches>(ctx, name.as_bytes(), [key], (), ms, None).into())
+}
+
+/// `LATCH.COUNT key` → the count (0 for a missing key: an open latch).
+fn count_of<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    Ok(RedisValue::Integer(count(&Key::read(ctx, *name))?).into())
+}
+
+const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const SINCE: &CStr = c"0.5.0";
+
+pub static WAITS_STARTED: Stat = Stat::counter(c"latch_waits");
+pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"latch_waits_timed_out");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[&WAITS_STARTED, &WAITS_TIMED_OUT],
+    waiting: Some(wait::watcher::<Latches>()),
+    settings: &[],
+};
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"latch.set",
+        entry: entry!(set, WRITE_KEY),
+        flags: c"write deny-oom fast",
+        acl_categories: c"write fast",
+        arity: -3,
+        summary: c"Creates a count-down latch with a count (and a lifetime) unless it exists; returns 1 when created",
+        complexity: c"O(1)",
+        since: SINCE,
+        args: &[
+            KEY,
+            ArgSpec::required(c"count", ArgType::Integer),
+            ArgSpec::one_of(
+                c"lifetime",
+                &[
+                    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
+                    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
+                ],
+            )
+            .optional(),
+        ],
+    },
+    CommandSpec {
+        name: c"latch.countdown",
+        entry: entry!(countdown, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: -2,
+        summary: c"Counts a latch down (never below 0) and returns the count; at 0 the latch opens and its waiters are answered",
+        complexity: c"O(1), plus O(W) over the W clients waiting when it opens",
+        since: SINCE,
+        args: &[
+            KEY,
+            ArgSpec {
+                optional: true,
+                ..ArgSpec::required(c"decrement", ArgType::Integer)
+            },
+        ],
+    },
+    CommandSpec {
+        name: c"latch.wait",
+        entry: entry!(wait, READ_KEY),
+        flags: c"readonly blocking",
+        acl_categories: c"read slow blocking",
+        arity: 3,
+        summary: c"Waits until a latch is open (count 0 or missing); returns 1, or nil when the time runs out",
+        complexity: c"O(1)",
+        since: SINCE,
+        args: &[KEY, ArgSpec::required(c"milliseconds", ArgType::Integer)],
+    },
+    CommandSpec {
+        name: c"latch.count",
+        entry: entry!(count_of, READ_KEY),
+        flags: c"readonly fast",
+        acl_categories: c"read fast",
+        arity: 2,
+        summary: c"Returns a latch's count (0 when missing: an open latch)",
+        complexity: c"O(1)",
+        since: SINCE,
+        args: &[KEY],
+    },
+];

@@ -1,0 +1,798 @@
+//! RWLOCK: a fair readers-writer lock. Many readers or one writer, each
+//! holder with its own lease; waiters served in arrival order.
+//!
+//! A lock is a key of the module data type `rr-rwlock` (see
+//! `rwlock/state.rs` for the rules). A lock left without holders is deleted,
+//! so a missing key is a free lock. The key's TTL is the last lease end of
+//! its holders (none while some holder has no lease): a lock whose holders
+//! all died goes by itself.
+//!
+//! Fairness: a client that finds the lock taken, or finds clients already
+//! waiting, waits (`… WAIT ms`) in the key's queue (`common/wait.rs`). The
+//! oldest waiter is served first; readers at the head of the queue are
+//! admitted together, and a writer at the head holds back every reader that
+//! came after it, so a stream of readers never starves a writer. Waiters
+//! are served when a holder lets go (inside `RWLOCK.RELEASE`, or a
+//! downgrade), when a lease ends (a timer at that time), or when anything
+//! else deletes or replaces the key (`DEL`, `RESTORE`, `FLUSHALL`, …).
+//!
+//! Replication. An acquisition, an extension and every ended lease
+//! reclaimed are sent as their effect, `RWLOCK.APPLY key [DROP token]…
+//! [READ|WRITE token at]…`, with absolute lease ends (0 for none), and a new
+//! fencing token as `SET fencekey n KEEPTTL`; a release that reclaimed
+//! nothing goes verbatim. The key's TTL follows from the holders, on every
+//! server alike. As with keys that expire, only the primary reclaims ended
+//! leases, and replicates that.
+
+mod state;
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use redis_module::native_types::RedisType;
+use redis_module::{raw, Context, RedisError, RedisValue};
+
+use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
+use crate::common::command::{
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::errors::{self, OVERFLOW, SYNTAX_ERROR};
+use crate::common::family::FamilySpec;
+use crate::common::key::{Key, Kind, OwnedString};
+use crate::common::lease::{self, NO_END};
+use crate::common::replicate::{self, Word};
+use crate::common::reply::{Item, Replied, Reply};
+use crate::common::stats::Stat;
+use crate::common::time::{now_ms, ttl_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
+use crate::entry;
+use state::{Decision, Mode, RwLock};
+
+/// The encoding versions of a lock's stored form this build reads, oldest
+/// first; it writes the last (see `Stored for RwLock` below).
+pub const ENCODINGS: &[i32] = &[1];
+
+pub static RWLOCK_TYPE: RedisType = RedisType::new(
+    "rr-rwlock",
+    datatype::written::<RwLock>(),
+    datatype::methods::<RwLock>(),
+);
+
+const PX: OptSpec = OptSpec::valued("PX");
+const EX: OptSpec = OptSpec::valued("EX");
+const WAIT: OptSpec = OptSpec::valued("WAIT");
+const FENCE: OptSpec = OptSpec::valued("FENCE");
+const ADD: OptSpec = OptSpec::flag("ADD");
+const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
+
+const UPGRADE: RedisError = RedisError::Str(
+    "ERR token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
+);
+
+/// The server's clock, in Unix milliseconds.
+fn now() -> u64 {
+    now_ms().max(0) as u64
+}
+
+/// A token as the commands take it: any bytes but none.
+fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
+    match arg.as_bytes() {
+        [] => Err(RedisError::Str("ERR token must not be empty")),
+        token => Ok(token),
+    }
+}
+
+/// `READ` or `WRITE`, in any case.
+fn mode(arg: &Arg) -> Result<Mode, RedisError> {
+    if arg.is("READ") {
+        Ok(Mode::Read)
+    } else if arg.is("WRITE") {
+        Ok(Mode::Write)
+    } else {
+        Err(SYNTAX_ERROR)
+    }
+}
+
+/// `PX ms | EX s` (at most one): the lease in ms; `None` without either.
+fn lease(command: &str, px: Option<&[Arg]>, ex: Option<&[Arg]>) -> Result<Option<i64>, RedisError> {
+    if px.is_some() && ex.is_some() {
+        return Err(SYNTAX_ERROR);
+    }
+    ttl_ms(command, single(px), single(ex))
+}
+
+/// The absolute end of a lease of `ms` from now (none without one).
+fn until(lease: Option<i64>) -> u64 {
+    lease.map_or(NO_END, |ms| now().saturating_add(ms as u64))
+}
+
+/// The lock at `key`, `None` for a missing key.
+fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
+    key.typed_value::<RwLock>()
+}
+
+/// Lets go the holders whose lease ended (see [`replicate::reclaim_ended`]).
+fn reclaim(ctx: &Context, lock: &mut RwLock) -> Vec<Box<[u8]>> {
+    replicate::reclaim_ended(ctx, None, |freed| {
+        lock.reclaim(now(), |token| freed.push(token.into()))
+    })
+}
+
+/// Makes the key follow its lock after a change: deleted without holders,
+/// else living until the last lease end.
+fn follow(key: &mut Key, event: &CStr) {
+    let (empty, last) = match lock_at(key) {
+        Ok(Some(lock)) => (lock.is_empty(), lock.last_end()),
+        _ => return,
+    };
+    key.written(EVENT_CLASS, event);
+    if empty {
+        key.delete();
+        key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+        return;
+    }
+    let at = last.filter(|&end| end != NO_END).map(|end| end as i64);
+    if key.expire_at() != at {
+        key.set_expire_at(at);
+        if at.is_some() {
+            key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+        }
+    }
+}
+
+/// Replicates a change as its effect: `RWLOCK.APPLY key [DROP token]…
+/// [READ|WRITE token at]`.
+fn replicate_effect(
+    ctx: &Context,
+    name: Arg,
+    dropped: &[Box<[u8]>],
+    held: Option<(Mode, &[u8], u64)>,
+) {
+    let mut words = Vec::with_capacity(1 + 2 * dropped.len() + 4);
+    words.push(Word::Arg(name));
+    for token in dropped {
+        words.extend([Word::Token(c"DROP"), Word::Bytes(token)]);
+    }
+    if let Some((mode, token, until)) = held {
+        words.extend([
+            Word::Token(mode.word()),
+            Word::Bytes(token),
+            Word::Int(lease::to_wire(until)),
+        ]);
+    }
+    replicate::effect(ctx, c"RWLOCK.APPLY", &words);
+}
+
+/// What an acquisition asks for; a waiter carries it until its turn.
+pub struct Request {
+    token: Vec<u8>,
+    asked: Asked,
+    fence: Option<Vec<u8>>,
+}
+
+/// The mode asked for, and the lease in milliseconds counted from the
+/// grant (`None`: no end).
+#[derive(Clone, Copy)]
+struct Asked {
+    mode: Mode,
+    lease: Option<i64>,
+}
+
+/// The fencing token a grant answers, and whether it is new (the counter
+/// moves): a new writer's is the next; a reader's, or a writer's asking
+/// again, is the counter's current value.
+fn fencing(fence: &Key, mode: Mode, decision: Decision) -> Result<(i64, bool), RedisError> {
+    let current = fence.integer()?;
+    match (mode, decision, current) {
+        (Mode::Read, _, current) => Ok((current.unwrap_or(0), false)),
+        (Mode::Write, Decision::Again, Some(current)) => Ok((current, false)),
+        (Mode::Write, _, current) => {
+            Ok((current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?, true))
+        }
+    }
+}
+
+/// Grants `request` if the lock allows it now (`others_wait`: a new arrival
+/// finding clients already waiting is not served before them), replicating
+/// it as its effect; or says when to look again. Everything is checked
+/// before anything is written.
+fn take(
+    ctx: &Context,
+    key: &mut Key,
+    fence: Option<&Key>,
+    token: &[u8],
+    asked: Asked,
+    others_wait: bool,
+) -> Result<Take<(RedisValue, Decision)>, RedisError> {
+    let name = key.name();
+    if key.kind() == Kind::Empty {
+        if others_wait {
+            return Ok(Take::Nothing(None));
+        }
+        // Checked before the lock is made, so an error leaves no key.
+        if let Some(fence) = fence {
+            fencing(fence, asked.mode, Decision::New)?;
+        }
+        key.set_typed_value(adopt(RwLock::default()))?;
+    }
+    let Some(lock) = lock_at(key)? else {
+        return Ok(Take::Nothing(None));
+    };
+    let freed = reclaim(ctx, lock);
+    let decision = lock.decide(token, asked.mode, others_wait);
+    let fenced = match (fence, decision) {
+        (Some(fence), Decision::New | Decision::Again | Decision::Downgrade) => {
+            match fencing(fence, asked.mode, decision) {
+                Ok(fenced) => Some(fenced),
+                Err(error) => {
+                    settle_reclaimed(ctx, key, name, &freed);
+                    return Err(error);
+                }
+            }
+        }
+        _ => None,
+    };
+    match decision {
+        Decision::Upgrade => {
+            settle_reclaimed(ctx, key, name, &freed);
+            Err(UPGRADE)
+        }
+        Decision::Busy => {
+            // A lease lasts through its end: look again just after it.
+            let next = lock.first_end().filter(|&end| end != NO_END);
+            settle_reclaimed(ctx, key, name, &freed);
+            Ok(Take::Nothing(
+                next.map(|end| (end as i64).saturating_add(1)),
+            ))
+        }
+        Decision::New | Decision::Again | Decision::Downgrade => {
+            let until = until(asked.lease);
+            lock.hold(token, asked.mode, until);
+            replicate_effect(ctx, name, &freed, Some((asked.mode, token, until)));
+            follow(key, c"rwlock.acquire");
+            let reply = match (fence, fenced) {
+                (Some(fence), Some((value, moved))) => {
+                    if moved {
+                        fence.store_integer(value)?;
+                        replicate::effect(
+                            ctx,
+                            c"SET",
+                            &[
+                                Word::Arg(fence.name()),
+                                Word::Int(value),
+                                Word::Token(c"KEEPTTL"),
+                            ],
+                        );
+                    }
+                    RedisValue::Integer(value)
+                }
+                _ => RedisValue::Integer(1),
+            };
+            Ok(Take::Got((reply, decision)))
+        }
+    }
+}
+
+/// After a refusal: the ended leases reclaimed on the way still go, and
+/// are replicated.
+fn settle_reclaimed(ctx: &Context, key: &mut Key, name: Arg, freed: &[Box<[u8]>]) {
+    if !freed.is_empty() {
+        replicate_effect(ctx, name, freed, None);
+        follow(key, c"rwlock.reclaim");
+    }
+}
+
+/// What a hand-off gave a waiter: its token, mode and lease end.
+pub struct Handed {
+    token: Vec<u8>,
+    mode: Mode,
+    until: Option<u64>,
+}
+
+/// RWLOCK's waits (see `common/wait.rs`).
+pub struct RwLocks;
+
+static WAITS: Waits<Request> = Waits::new();
+
+impl Family for RwLocks {
+    type Request = Request;
+    type Grant = Handed;
+    const KEYS_WAITED_ON: &'static CStr = c"rwlocks_with_waiters";
+
+    fn waits() -> &'static Waits<Request> {
+        &WAITS
+    }
+
+    /// The oldest waiter is served as its acquisition would have been,
+    /// whoever waits behind it.
+    fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
+        let mut key = Key::write(ctx, name);
+        let fence_name = request
+            .fence
+            .as_ref()
+            .map(|f| OwnedString::from_bytes(ctx, f));
+        let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
+        let taken = take(
+            ctx,
+            &mut key,
+            fence.as_ref(),
+            &request.token,
+            request.asked,
+            false,
+        );
+        let until = lock_at(&mut key)
+            .ok()
+            .flatten()
+            .and_then(|lock| lock.end_of(&request.token));
+        Offer::of(taken.map(|taken| {
+            taken.map(|(reply, _)| {
+                let handed = Handed {
+                    token: request.token.clone(),
+                    mode: request.asked.mode,
+                    until,
+                };
+                (reply, handed)
+            })
+        }))
+    }
+
+    /// A hand-off whose reply never reached the waiter: that holder lets go
+    /// if it still holds the lock as granted (a fencing token it took stays
+    /// used: fences only rise), replicated as `RWLOCK.APPLY key DROP token`.
+    fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
+        let mut key = Key::write(ctx, name);
+        let Ok(Some(lock)) = lock_at(&mut key) else {
+            return false;
+        };
+        let held = lock.held_by(&handed.token) == Some(handed.mode)
+            && lock.end_of(&handed.token) == handed.until;
+        if !held || !lock.release(&handed.token) {
+            return false;
+        }
+        replicate_effect(ctx, name, &[handed.token.as_slice().into()], None);
+        follow(&mut key, c"rwlock.release");
+        true
+    }
+
+    fn count(event: Event) {
+        match event {
+            Event::Parked => WAITS_STARTED.incr(),
+            Event::TimedOut => WAITS_TIMED_OUT.incr(),
+            Event::Served(_) => HANDOFFS.incr(),
+        }
+    }
+}
+
+/// `RWLOCK.ACQUIRE key READ|WRITE token [PX ms | EX s] [WAIT ms] [FENCE
+/// fencekey]` → 1 (with `FENCE`, the fencing token), or nil when not
+/// acquired (after waiting up to `ms` with `WAIT`).
+fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, mode_arg, token_arg, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mode = mode(mode_arg)?;
+    let token = token(token_arg)?;
+    let [px, ex, wait, fence] = parse_options(options, &[PX, EX, WAIT, FENCE])?;
+    let lease = lease("rwlock.acquire", px, ex)?;
+    let wait = wait::parse_wait("rwlock.acquire", single(wait))?;
+    let fence = single(fence);
+    if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
+        return Err(RedisError::Str(
+            "ERR FENCE key must differ from the lock key",
+        ));
+    }
+    // What came free while clients wait belongs to the oldest of them.
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    let others_wait = wait::waiting_on::<RwLocks>(ctx, name.as_bytes()) > 0;
+    let asked = Asked { mode, lease };
+    let mut key = Key::write(ctx, *name);
+    let fence_key = fence.map(|fence| Key::write(ctx, fence));
+    // Checked whatever the outcome, so a bad FENCE key is always an error.
+    if let Some(fence_key) = &fence_key {
+        fence_key.integer()?;
+    }
+    let next = match take(ctx, &mut key, fence_key.as_ref(), token, asked, others_wait)? {
+        Take::Got((reply, decision)) => {
+            if decision == Decision::Downgrade {
+                // The readers at the head of the queue may join it now.
+                let open = fence_key.into_iter().chain([key]);
+                wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), open, Cause::Release);
+            }
+            return Ok(reply.into());
+        }
+        Take::Nothing(next) => next,
+    };
+    let Some(wait) = wait else {
+        return Ok(RedisValue::Null.into());
+    };
+    let request = Request {
+        token: token.to_vec(),
+        asked,
+        fence: fence.map(|fence| fence.as_bytes().to_vec()),
+    };
+    let open = fence_key.into_iter().chain([key]);
+    Ok(wait::park::<RwLocks>(ctx, name.as_bytes(), open, request, wait, next).into())
+}
+
+/// `RWLOCK.RELEASE key token` → 1 when `token` held the lock (the waiters
+/// it held back are served), else 0.
+fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, token_arg] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let token = token(token_arg)?;
+    let (released, changed) = {
+        let mut key = Key::write(ctx, *name);
+        let Some(lock) = lock_at(&mut key)? else {
+            return Ok(RedisValue::Integer(0).into());
+        };
+        let mut freed = reclaim(ctx, lock);
+        let reclaimed = !freed.is_empty();
+        let released = lock.release(token);
+        if reclaimed {
+            // The clock let other holders go too: send all that went.
+            if released {
+                freed.push(token.into());
+            }
+            replicate_effect(ctx, *name, &freed, None);
+        } else if released {
+            replicate::verbatim(ctx);
+        }
+        if released || reclaimed {
+            follow(&mut key, c"rwlock.release");
+        }
+        (released, released || reclaimed)
+    };
+    if changed {
+        wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Release);
+    }
+    Ok(RedisValue::Integer(i64::from(released)).into())
+}
+
+/// `RWLOCK.EXTEND key token PX ms | EX s [ADD]` → 1 when `token` holds the
+/// lock: its lease now ends `ms` from now, or with `ADD` `ms` after its
+/// current end (a holder without a lease keeps none, and answers 0). Else 0.
+fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, token_arg, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let token = token(token_arg)?;
+    let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
+    let lease = lease("rwlock.extend", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let extended = {
+        let mut key = Key::write(ctx, *name);
+        let Some(lock) = lock_at(&mut key)? else {
+            return Ok(RedisValue::Integer(0).into());
+        };
+        let freed = reclaim(ctx, lock);
+        let held = lock.held_by(token).zip(lock.end_of(token));
+        let until = match (held, add.is_some()) {
+            (None, _) => None,
+            (Some((_, NO_END)), true) => None,
+            (Some((mode, end)), true) => Some((mode, end.saturating_add(lease as u64))),
+            (Some((mode, _)), false) => Some((mode, until(Some(lease)))),
+        };
+        if let Some((mode, until)) = until {
+            lock.hold(token, mode, until);
+        }
+        if until.is_some() || !freed.is_empty() {
+            let held = until.map(|(mode, until)| (mode, token, until));
+            replicate_effect(ctx, *name, &freed, held);
+            follow(&mut key, c"rwlock.extend");
+        }
+        until.is_some()
+    };
+    // The waiters' timer follows the new lease ends.
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    Ok(RedisValue::Integer(i64::from(extended)).into())
+}
+
+/// `RWLOCK.INFO key` → map of `mode` (`read`, `write` or `none`), `holders`
+/// (`[token, lease end]` pairs in token order, -1 for no end; live leases
+/// only) and `waiting` (clients waiting now).
+fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut key = Key::read(ctx, *name);
+    let now = now();
+    let (mode, holders) = match lock_at(&mut key)? {
+        None => (None, Vec::new()),
+        Some(lock) => {
+            let holders: Vec<RedisValue> = lock
+                .holders()
+                .filter(|&(_, until)| until >= now)
+                .map(|(token, until)| {
+                    RedisValue::Array(vec![
+                        RedisValue::StringBuffer(token.to_vec()),
+                        RedisValue::Integer(lease::to_reply(until)),
+                    ])
+                })
+                .collect();
+            let mode = lock.mode().filter(|_| !holders.is_empty());
+            (mode, holders)
+        }
+    };
+    let mode = match mode {
+        None => "none",
+        Some(Mode::Read) => "read",
+        Some(Mode::Write) => "write",
+    };
+    let waiting = wait::waiting_on::<RwLocks>(ctx, name.as_bytes());
+    Ok(Reply::Map(vec![
+        (b"mode", Item::Value(RedisValue::SimpleStringStatic(mode))),
+        (b"holders", Item::Value(RedisValue::Array(holders))),
+        (b"waiting", Item::Int(waiting as i64)),
+    ]))
+}
+
+/// One change of an `RWLOCK.APPLY`.
+enum Change<'a> {
+    Drop(&'a [u8]),
+    Hold(Mode, &'a [u8], u64),
+}
+
+/// `RWLOCK.APPLY key [DROP token]… [READ|WRITE token at]…` → `OK`: a
+/// primary's decision, applied in order as made (`at`: absolute Unix ms, 0
+/// for none). Only the replication stream and AOF loading may send it.
+fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, changes @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    if replicate::deciding(ctx) {
+        return Err(errors::internal_only(
+            "RWLOCK.APPLY",
+            "RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND",
+        ));
+    }
+    let shapes = [
+        OptSpec::valued("DROP"),
+        OptSpec {
+            token: "READ",
+            values: 2,
+        },
+        OptSpec {
+            token: "WRITE",
+            values: 2,
+        },
+    ];
+    let mut parsed = Vec::new();
+    for group in groups(changes, &shapes)? {
+        parsed.push(match group {
+            (0, [held]) => Change::Drop(held.as_bytes()),
+            (shape, [held, at]) => Change::Hold(
+                if shape == 1 { Mode::Read } else { Mode::Write },
+                token(held)?,
+                lease::from_wire(at.to_i64()?)?,
+            ),
+            _ => return Err(SYNTAX_ERROR),
+        });
+    }
+    let mut key = Key::write(ctx, *name);
+    let holds = parsed
+        .iter()
+        .any(|change| matches!(change, Change::Hold(..)));
+    if key.kind() == Kind::Empty && holds {
+        key.set_typed_value(adopt(RwLock::default()))?;
+    }
+    let Some(lock) = lock_at(&mut key)? else {
+        return Ok(RedisValue::SimpleStringStatic("OK").into());
+    };
+    for change in parsed {
+        match change {
+            Change::Drop(held) => {
+                lock.release(held);
+            }
+            Change::Hold(mode, held, until) => lock.hold(held, mode, until),
+        }
+    }
+    replicate::verbatim(ctx);
+    follow(&mut key, c"rwlock.apply");
+    Ok(RedisValue::SimpleStringStatic("OK").into())
+}
+
+// ---- the data type ---------------------------------------------------------
+
+impl Stored for RwLock {
+    const ENCODINGS: &'static [i32] = ENCODINGS;
+    fn data_type() -> &'static RedisType {
+        &RWLOCK_TYPE
+    }
+    const WHAT: &'static str = "readers-writer lock";
+
+    /// Stored form (version 1): the mode (1 read, 2 write), the number of
+    /// holders, then each holder's token and lease end (`u64::MAX`: none),
+    /// in token order.
+    fn save(&self, out: &mut Writer) {
+        out.unsigned(self.stored_mode());
+        out.unsigned(self.holders().count() as u64);
+        for (token, until) in self.holders() {
+            out.bytes(token);
+            out.unsigned(until);
+        }
+    }
+
+    /// Version 1 is the only stored form so far.
+    fn load(input: &mut Reader, _encoding: i32) -> Result<RwLock, &'static str> {
+        let mode = input.unsigned()?;
+        // Grown as read: a hostile count cannot make us reserve memory.
+        let mut holders = Vec::new();
+        for _ in 0..input.unsigned()? {
+            holders.push((input.bytes()?, input.unsigned()?));
+        }
+        RwLock::restore(mode, holders)
+    }
+
+    /// The command that rebuilds a lock: `RWLOCK.APPLY` holding each holder.
+    fn rewrite(&self, out: &mut Rewrite) {
+        let Some(mode) = self.mode() else {
+            return;
+        };
+        let mut words = Vec::new();
+        for (token, until) in self.holders() {
+            words.extend([
+                Word::Token(mode.word()),
+                Word::Bytes(token),
+                Word::Int(lease::to_wire(until)),
+            ]);
+        }
+        out.emit(c"RWLOCK.APPLY", &words);
+    }
+
+    /// `DEBUG DIGEST-VALUE`: the mode, then each holder. A primary and its
+    /// replicas store the same state (only the primary reclaims ended
+    /// leases, and replicates that), so their digests agree.
+    fn digest(&self, out: &mut Digest) {
+        out.integer(self.stored_mode() as i64);
+        out.end_sequence();
+        for (token, until) in self.holders() {
+            out.bytes(token);
+            out.integer(lease::to_wire(until));
+            out.end_sequence();
+        }
+    }
+
+    fn memory(&self) -> usize {
+        RwLock::memory(self)
+    }
+
+    fn allocations(&self) -> usize {
+        RwLock::allocations(self)
+    }
+
+    fn count(&self, sign: i64) {
+        RWLOCKS.add(sign);
+    }
+}
+
+// ---- registration --------------------------------------------------------
+
+/// The lock, and the fence counter after `FENCE` (searched from the options).
+const ACQUIRE_KEYS: &[KeySpec] = &[
+    UPDATES_FIRST,
+    KeySpec {
+        flags: UPDATED,
+        begin: BeginSearch::Keyword {
+            keyword: c"FENCE",
+            from: 4,
+        },
+    },
+];
+const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
+const READ_KEY: &[KeySpec] = &[READS_FIRST];
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const TOKEN: ArgSpec = ArgSpec::required(c"token", ArgType::String);
+const LEASE: &[ArgSpec] = &[
+    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
+    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
+];
+const MODES: &[ArgSpec] = &[
+    ArgSpec::keyword(c"read", c"READ"),
+    ArgSpec::keyword(c"write", c"WRITE"),
+];
+const SINCE: &CStr = c"0.5.0";
+
+/// Readers-writer locks stored (copies included).
+pub static RWLOCKS: Stat = Stat::gauge(c"rwlocks");
+pub static WAITS_STARTED: Stat = Stat::counter(c"rwlock_waits");
+pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"rwlock_waits_timed_out");
+pub static HANDOFFS: Stat = Stat::counter(c"rwlock_handoffs");
+
+pub static FAMILY: FamilySpec = FamilySpec {
+    commands: COMMANDS,
+    stats: &[&RWLOCKS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
+    waiting: Some(wait::watcher::<RwLocks>()),
+    settings: &[],
+};
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"rwlock.acquire",
+        entry: entry!(acquire, ACQUIRE_KEYS),
+        flags: c"write deny-oom blocking",
+        acl_categories: c"write slow blocking",
+        arity: -4,
+        summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
+        complexity: c"O(log N) for N holders, plus O(W) over the W waiters served",
+        since: SINCE,
+        args: &[
+            KEY,
+            ArgSpec::one_of(c"mode", MODES),
+            TOKEN,
+            ArgSpec::one_of(c"lease", LEASE).optional(),
+            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+            ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1)),
+        ],
+    },
+    CommandSpec {
+        name: c"rwlock.release",
+        entry: entry!(release, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: 3,
+        summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
+        complexity: c"O(log N) for N holders, plus O(W) over the W waiters served",
+        since: SINCE,
+        args: &[KEY, TOKEN],
+    },
+    CommandSpec {
+        name: c"rwlock.extend",
+        entry: entry!(extend, WRITE_KEY),
+        flags: c"write fast",
+        acl_categories: c"write fast",
+        arity: -5,
+        summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
+        complexity: c"O(log N) for N holders",
+        since: SINCE,
+        args: &[
+            KEY,
+            TOKEN,
+            ArgSpec::one_of(c"lease", LEASE),
+            ArgSpec::flag(c"add", c"ADD"),
+        ],
+    },
+    CommandSpec {
+        name: c"rwlock.info",
+        entry: entry!(info, READ_KEY),
+        flags: c"readonly",
+        acl_categories: c"read slow",
+        arity: 2,
+        summary: c"Returns a readers-writer lock's mode, its holders with their lease ends, and how many clients wait",
+        complexity: c"O(N) for N holders",
+        since: SINCE,
+        args: &[KEY],
+    },
+    CommandSpec {
+        name: c"rwlock.apply",
+        entry: entry!(apply, WRITE_KEY),
+        flags: c"write",
+        acl_categories: c"write",
+        arity: -2,
+        summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
+        complexity: c"O(C log N) for C changes and N holders",
+        since: SINCE,
+        args: &[
+            KEY,
+            ArgSpec::option(c"drop", c"DROP", ArgType::String).multiple(),
+            ArgSpec::block(
+                c"read",
+                c"READ",
+                &[
+                    ArgSpec::required(c"token", ArgType::String),
+                    ArgSpec::required(c"at", ArgType::Integer),
+                ],
+            )
+            .multiple(),
+            ArgSpec::block(
+                c"write",
+                c"WRITE",
+                &[
+                    ArgSpec::required(c"token", ArgType::String),
+                    ArgSpec::required(c"at", ArgType::Integer),
+                ],
+            )
+            .multiple(),
+        ],
+    },
+];
