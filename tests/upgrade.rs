@@ -41,7 +41,25 @@ const KEYS: &[&str] = &[
     "rate:two",
     "rate:sliding",
     "browsers",
+    "rw:shared",
+    "rw:write",
+    "rw:fence",
+    "latch:armed",
+    "{n}:counter",
+    "{n}:index",
+    "{n}:reverse",
 ];
+
+/// The module data types, with what the server log calls each.
+const STORED: &[(&str, &str)] = &[
+    ("rr-idpool", "ID pool"),
+    ("rr-rspool", "resource pool"),
+    ("rr-rwlock", "readers-writer lock"),
+];
+
+fn stored_types() -> impl Iterator<Item = &'static str> {
+    STORED.iter().map(|(kind, _)| *kind)
+}
 
 /// Writes keys of every family the running release has.
 fn populate(con: &mut Connection) {
@@ -126,6 +144,35 @@ fn populate(con: &mut Connection) {
         &["POOL.ADD", "browsers", "b1", "b2", "b3", "b4"],
         &["POOL.ACQUIRE", "browsers", "worker-1", "PX", YEARS],
         &["POOL.ACQUIRE", "browsers", "worker-2"],
+        &[
+            "RWLOCK.ACQUIRE",
+            "rw:shared",
+            "READ",
+            "reader-1",
+            "PX",
+            YEARS,
+        ],
+        &["RWLOCK.ACQUIRE", "rw:shared", "READ", "reader-2"],
+        &[
+            "RWLOCK.ACQUIRE",
+            "rw:write",
+            "WRITE",
+            "writer-1",
+            "PX",
+            YEARS,
+            "FENCE",
+            "rw:fence",
+        ],
+        &["LATCH.SET", "latch:armed", "3", "PX", YEARS],
+        &["LATCH.COUNTDOWN", "latch:armed"],
+        &[
+            "IDGEN.ASSIGN",
+            "{n}:counter",
+            "{n}:index",
+            "https://example.com/a",
+            "REVERSE",
+            "{n}:reverse",
+        ],
     ];
     run_steps(con, steps);
 }
@@ -169,6 +216,16 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
         ("POOL.INFO", vec!["POOL.INFO", "browsers"]),
         ("POOL.INFO", vec!["POOL.HOLDERS", "browsers"]),
         ("POOL.INFO", vec!["DEBUG", "DIGEST-VALUE", "browsers"]),
+        ("RWLOCK.INFO", vec!["RWLOCK.INFO", "rw:shared"]),
+        ("RWLOCK.INFO", vec!["RWLOCK.INFO", "rw:write"]),
+        (
+            "RWLOCK.INFO",
+            vec!["DEBUG", "DIGEST-VALUE", "rw:shared", "rw:write"],
+        ),
+        ("RWLOCK.INFO", vec!["GET", "rw:fence"]),
+        ("LATCH.COUNT", vec!["LATCH.COUNT", "latch:armed"]),
+        ("IDGEN.ASSIGN", vec!["HGETALL", "{n}:index"]),
+        ("IDGEN.ASSIGN", vec!["HGETALL", "{n}:reverse"]),
         // What the next calls give.
         ("IDGEN.NEXT", vec!["IDGEN.NEXT", "ids:plain"]),
         (
@@ -194,6 +251,42 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
             vec!["POOL.RELEASE", "browsers", "b2", "worker-2"],
         ),
         ("POOL.ACQUIRE", vec!["POOL.HOLDERS", "browsers"]),
+        (
+            "RWLOCK.ACQUIRE",
+            vec!["RWLOCK.ACQUIRE", "rw:shared", "READ", "reader-9"],
+        ),
+        (
+            "RWLOCK.ACQUIRE",
+            vec!["RWLOCK.ACQUIRE", "rw:write", "READ", "reader-9"],
+        ),
+        (
+            "RWLOCK.ACQUIRE",
+            vec!["RWLOCK.RELEASE", "rw:write", "writer-1"],
+        ),
+        ("RWLOCK.ACQUIRE", vec!["RWLOCK.INFO", "rw:shared"]),
+        ("LATCH.COUNTDOWN", vec!["LATCH.COUNTDOWN", "latch:armed"]),
+        (
+            "IDGEN.ASSIGN",
+            vec![
+                "IDGEN.ASSIGN",
+                "{n}:counter",
+                "{n}:index",
+                "https://example.com/a",
+                "REVERSE",
+                "{n}:reverse",
+            ],
+        ),
+        (
+            "IDGEN.ASSIGN",
+            vec![
+                "IDGEN.ASSIGN",
+                "{n}:counter",
+                "{n}:index",
+                "https://example.com/new",
+                "REVERSE",
+                "{n}:reverse",
+            ],
+        ),
     ] {
         if has_command(con, family) {
             checks.push(check);
@@ -311,6 +404,7 @@ fn dump_key(kind: &str) -> &'static str {
     match kind {
         "rr-idpool" => "seats",
         "rr-rspool" => "browsers",
+        "rr-rwlock" => "rw:shared",
         other => panic!("no fixture key for type {other}"),
     }
 }
@@ -419,6 +513,9 @@ server_tests! {
         let mut con = server.con();
         let _: Value = cmd(&["IDPOOL.CREATE", "seats", "3"]).query(&mut con).unwrap();
         let _: Value = cmd(&["POOL.ADD", "browsers", "b1"]).query(&mut con).unwrap();
+        let _: Value = cmd(&["RWLOCK.ACQUIRE", "rw:shared", "READ", "r"])
+            .query(&mut con)
+            .unwrap();
         let fixtures: Vec<(String, u64)> = releases()
             .iter()
             .flat_map(|release| dumps(release))
@@ -427,13 +524,13 @@ server_tests! {
         // A release that stored a type left a payload of it.
         for release in releases() {
             let checks = fs::read_to_string(release.join("rdb.checks")).unwrap();
-            for kind in ["rr-idpool", "rr-rspool"] {
+            for kind in stored_types() {
                 let stored = checks.contains(&format!("=> +{kind}"));
                 let dumped = dumps(&release).iter().any(|(_, dumped, _)| dumped == kind);
                 assert_eq!(stored, dumped, "{}: {kind}", release.display());
             }
         }
-        for kind in ["rr-idpool", "rr-rspool"] {
+        for kind in stored_types() {
             let payload: Vec<u8> = cmd(&["DUMP", dump_key(kind)]).query(&mut con).unwrap();
             let version = encoding_of(&payload);
             assert!(
@@ -483,7 +580,7 @@ server_tests! {
     fn a_value_from_a_later_release_is_refused(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        for kind in ["rr-idpool", "rr-rspool"] {
+        for kind in stored_types() {
             let payload = fs::read(latest_dump(kind)).unwrap();
             let later = from_a_later_release(&payload, kind, 900);
             assert_eq!(encoding_of(&later), 900);
@@ -495,7 +592,7 @@ server_tests! {
             assert_eq!(int(&mut con, &["EXISTS", dump_key(kind)]), 0);
         }
         let log = server.log();
-        for what in ["ID pool", "resource pool"] {
+        for (_, what) in STORED {
             let line = format!(
                 "<recipes> refusing a stored {what} in encoding version 900: it was written by \
                  redis-recipes 9.0.0 or later; this is redis-recipes {}, which reads encoding \
@@ -550,7 +647,7 @@ fn write_fixtures() {
     copy_tree(&server.dir().join("appendonlydir"), &out.join("aof-plain"));
     copy_tree(&server.dir().join("dump.rdb"), &out.join("dump.rdb"));
     let has_types = has_command(&mut con, "IDPOOL.CREATE");
-    for kind in ["rr-idpool", "rr-rspool"] {
+    for kind in stored_types() {
         let key = dump_key(kind);
         if let Ok(Some(payload)) = cmd(&["DUMP", key]).query::<Option<Vec<u8>>>(&mut con) {
             let version = encoding_of(&payload);
@@ -607,6 +704,24 @@ fn second_round(con: &mut Connection) {
         &["RATE.LIMIT", "rate:sliding", "5", CENTURY, "SLIDING"],
         &["POOL.ACQUIRE", "browsers", "worker-3", "PX", YEARS],
         &["POOL.RELEASE", "browsers", "b3", "worker-3"],
+        &["RWLOCK.EXTEND", "rw:shared", "reader-1", "PX", YEARS],
+        &[
+            "RWLOCK.ACQUIRE",
+            "rw:shared",
+            "READ",
+            "reader-3",
+            "PX",
+            YEARS,
+        ],
+        &["LATCH.COUNTDOWN", "latch:armed"],
+        &[
+            "IDGEN.ASSIGN",
+            "{n}:counter",
+            "{n}:index",
+            "https://example.com/b",
+            "REVERSE",
+            "{n}:reverse",
+        ],
     ];
     run_steps(con, steps);
 }
@@ -616,6 +731,7 @@ fn third_round(con: &mut Connection) {
         &["IDGEN.NEXT", "ids:hash", "FIELD", "order"],
         &["IDPOOL.RELEASE", "tickets", "1"],
         &["POOL.ADD", "browsers", "b5"],
+        &["RWLOCK.RELEASE", "rw:shared", "reader-3"],
     ];
     run_steps(con, steps);
 }
