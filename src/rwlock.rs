@@ -112,10 +112,11 @@ fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
     key.typed_value::<RwLock>()
 }
 
-/// Lets go the holders whose lease ended (see [`replicate::reclaim_ended`]).
-fn reclaim(ctx: &Context, lock: &mut RwLock) -> Vec<Box<[u8]>> {
+/// Lets go the holders whose lease ended before `now` (see
+/// [`replicate::reclaim_ended`]).
+fn reclaim(ctx: &Context, lock: &mut RwLock, now: u64) -> Vec<Box<[u8]>> {
     replicate::reclaim_ended(ctx, None, |freed| {
-        lock.reclaim(now(), |token| freed.push(token.into()))
+        lock.reclaim(now, |token| freed.push(token.into()))
     })
 }
 
@@ -193,10 +194,11 @@ fn fencing(fence: &Key, mode: Mode, decision: Decision) -> Result<(i64, bool), R
     }
 }
 
-/// Grants `request` if the lock allows it now (`others_wait`: a new arrival
-/// finding clients already waiting is not served before them), replicating
-/// it as its effect; or says when to look again. Everything is checked
-/// before anything is written.
+/// Grants `token` the mode `asked` if the lock allows it now
+/// (`others_wait`: a new arrival finding clients already waiting is not
+/// served before them), replicating it as its effect; or says when to look
+/// again. Everything is checked before anything is written: an error
+/// changes nothing.
 fn take(
     ctx: &Context,
     key: &mut Key,
@@ -206,81 +208,62 @@ fn take(
     others_wait: bool,
 ) -> Result<Take<(RedisValue, Decision)>, RedisError> {
     let name = key.name();
-    if key.kind() == Kind::Empty {
-        if others_wait {
-            return Ok(Take::Nothing(None));
+    let now = now();
+    let decision = match lock_at(key)? {
+        Some(lock) => lock.decide(token, asked.mode, others_wait, now),
+        None => RwLock::default().decide(token, asked.mode, others_wait, now),
+    };
+    let fenced = match (fence, decision) {
+        (_, Decision::Upgrade) => return Err(UPGRADE),
+        (Some(fence), Decision::New | Decision::Again | Decision::Downgrade) => {
+            Some((fence, fencing(fence, asked.mode, decision)?))
         }
-        // Checked before the lock is made, so an error leaves no key.
-        if let Some(fence) = fence {
-            fencing(fence, asked.mode, Decision::New)?;
+        _ => None,
+    };
+    if key.kind() == Kind::Empty {
+        if decision == Decision::Busy {
+            return Ok(Take::Nothing(None));
         }
         key.set_typed_value(adopt(RwLock::default()))?;
     }
     let Some(lock) = lock_at(key)? else {
         return Ok(Take::Nothing(None));
     };
-    let freed = reclaim(ctx, lock);
-    let decision = lock.decide(token, asked.mode, others_wait);
-    let fenced = match (fence, decision) {
-        (Some(fence), Decision::New | Decision::Again | Decision::Downgrade) => {
-            match fencing(fence, asked.mode, decision) {
-                Ok(fenced) => Some(fenced),
-                Err(error) => {
-                    settle_reclaimed(ctx, key, name, &freed);
-                    return Err(error);
-                }
+    let freed = reclaim(ctx, lock, now);
+    if decision == Decision::Busy {
+        // A lease lasts through its end: look again just after it.
+        let next = lock.first_end().filter(|&end| end != NO_END);
+        if !freed.is_empty() {
+            replicate_effect(ctx, name, &freed, None);
+            follow(key, c"rwlock.reclaim");
+        }
+        return Ok(Take::Nothing(
+            next.map(|end| (end as i64).saturating_add(1)),
+        ));
+    }
+    let until = until(asked.lease);
+    lock.hold(token, asked.mode, until);
+    replicate_effect(ctx, name, &freed, Some((asked.mode, token, until)));
+    follow(key, c"rwlock.acquire");
+    let reply = match fenced {
+        Some((fence, (value, moved))) => {
+            if moved {
+                fence.store_integer(value)?;
+                replicate::effect(
+                    ctx,
+                    c"SET",
+                    &[
+                        Word::Arg(fence.name()),
+                        Word::Int(value),
+                        Word::Token(c"KEEPTTL"),
+                    ],
+                );
             }
+            RedisValue::Integer(value)
         }
-        _ => None,
+        None => RedisValue::Integer(1),
     };
-    match decision {
-        Decision::Upgrade => {
-            settle_reclaimed(ctx, key, name, &freed);
-            Err(UPGRADE)
-        }
-        Decision::Busy => {
-            // A lease lasts through its end: look again just after it.
-            let next = lock.first_end().filter(|&end| end != NO_END);
-            settle_reclaimed(ctx, key, name, &freed);
-            Ok(Take::Nothing(
-                next.map(|end| (end as i64).saturating_add(1)),
-            ))
-        }
-        Decision::New | Decision::Again | Decision::Downgrade => {
-            let until = until(asked.lease);
-            lock.hold(token, asked.mode, until);
-            replicate_effect(ctx, name, &freed, Some((asked.mode, token, until)));
-            follow(key, c"rwlock.acquire");
-            let reply = match (fence, fenced) {
-                (Some(fence), Some((value, moved))) => {
-                    if moved {
-                        fence.store_integer(value)?;
-                        replicate::effect(
-                            ctx,
-                            c"SET",
-                            &[
-                                Word::Arg(fence.name()),
-                                Word::Int(value),
-                                Word::Token(c"KEEPTTL"),
-                            ],
-                        );
-                    }
-                    RedisValue::Integer(value)
-                }
-                _ => RedisValue::Integer(1),
-            };
-            Ok(Take::Got((reply, decision)))
-        }
-    }
-}
-
-/// After a refusal: the ended leases reclaimed on the way still go, and
-/// are replicated.
-fn settle_reclaimed(ctx: &Context, key: &mut Key, name: Arg, freed: &[Box<[u8]>]) {
-    if !freed.is_empty() {
-        replicate_effect(ctx, name, freed, None);
-        follow(key, c"rwlock.reclaim");
-    }
+    Ok(Take::Got((reply, decision)))
 }
 
 /// What a hand-off gave a waiter: its token, mode and lease end.
@@ -427,7 +410,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         let Some(lock) = lock_at(&mut key)? else {
             return Ok(RedisValue::Integer(0).into());
         };
-        let mut freed = reclaim(ctx, lock);
+        let mut freed = reclaim(ctx, lock, now());
         let reclaimed = !freed.is_empty();
         let released = lock.release(token);
         if reclaimed {
@@ -465,7 +448,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         let Some(lock) = lock_at(&mut key)? else {
             return Ok(RedisValue::Integer(0).into());
         };
-        let freed = reclaim(ctx, lock);
+        let freed = reclaim(ctx, lock, now());
         let held = lock.held_by(token).zip(lock.end_of(token));
         let until = match (held, add.is_some()) {
             (None, _) => None,

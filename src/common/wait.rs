@@ -22,8 +22,9 @@
 //! here, not by the server's blocking timeout, so a wait is either granted or
 //! timed out, never both.
 //!
-//! What the server allows decides when a queue is served ([`Writes`]): only a
-//! primary serves (a server that turns replica answers its waiters nil); while
+//! What the server allows decides when a queue is served ([`Writes`]), for
+//! a family whose grants write ([`Family::WRITES`]; a latch's waiters take
+//! nothing and are served anywhere, at any time): only a primary serves (a server that turns replica answers its waiters nil); while
 //! it accepts no writes (`CLIENT PAUSE … WRITE`, `FAILOVER`, a shutdown
 //! waiting for its replicas, loading) nothing is handed out — writing then
 //! would re-add keys the pause keeps from expiring, or propagate while the

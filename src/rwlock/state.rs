@@ -89,18 +89,27 @@ impl RwLock {
         self.holders.contains_key(token).then_some(self.mode)
     }
 
-    /// What asking for `want` with `token` may do. `others_wait`: clients
-    /// wait for the lock, and this asker is not the first of them (a new
-    /// arrival never passes a waiter; a token already holding may still
-    /// retry or downgrade).
-    pub fn decide(&self, token: &[u8], want: Mode, others_wait: bool) -> Decision {
-        match (self.held_by(token), want) {
+    /// What asking for `want` with `token` may do at time `now` (a holder
+    /// whose lease ended before then counts as gone, reclaimed or not).
+    /// `others_wait`: clients wait for the lock, and this asker is not the
+    /// first of them (a new arrival never passes a waiter; a token already
+    /// holding may still retry or downgrade).
+    pub fn decide(&self, token: &[u8], want: Mode, others_wait: bool, now: u64) -> Decision {
+        let holds = self
+            .end_of(token)
+            .filter(|&until| until >= now)
+            .map(|_| self.mode);
+        let mode = self
+            .last_end()
+            .filter(|&until| until >= now)
+            .map(|_| self.mode);
+        match (holds, want) {
             (Some(held), _) if held == want => Decision::Again,
             (Some(Mode::Write), Mode::Read) => Decision::Downgrade,
             (Some(_), _) => Decision::Upgrade,
             (None, _) if others_wait => Decision::Busy,
-            (None, Mode::Read) if self.mode() != Some(Mode::Write) => Decision::New,
-            (None, Mode::Write) if self.is_empty() => Decision::New,
+            (None, Mode::Read) if mode != Some(Mode::Write) => Decision::New,
+            (None, Mode::Write) if mode.is_none() => Decision::New,
             (None, _) => Decision::Busy,
         }
     }
@@ -241,31 +250,43 @@ mod tests {
     fn readers_share_and_a_writer_holds_alone() {
         let free = RwLock::default();
         assert_eq!(free.mode(), None);
-        assert_eq!(free.decide(b"a", Mode::Read, false), Decision::New);
-        assert_eq!(free.decide(b"a", Mode::Write, false), Decision::New);
+        assert_eq!(free.decide(b"a", Mode::Read, false, 5), Decision::New);
+        assert_eq!(free.decide(b"a", Mode::Write, false, 5), Decision::New);
         let read = lock(Mode::Read, &[("a", 10), ("b", 20)]);
         assert_eq!(read.mode(), Some(Mode::Read));
-        assert_eq!(read.decide(b"c", Mode::Read, false), Decision::New);
-        assert_eq!(read.decide(b"c", Mode::Write, false), Decision::Busy);
+        assert_eq!(read.decide(b"c", Mode::Read, false, 5), Decision::New);
+        assert_eq!(read.decide(b"c", Mode::Write, false, 5), Decision::Busy);
         let write = lock(Mode::Write, &[("w", 10)]);
-        assert_eq!(write.decide(b"c", Mode::Read, false), Decision::Busy);
-        assert_eq!(write.decide(b"c", Mode::Write, false), Decision::Busy);
+        assert_eq!(write.decide(b"c", Mode::Read, false, 5), Decision::Busy);
+        assert_eq!(write.decide(b"c", Mode::Write, false, 5), Decision::Busy);
     }
 
     #[test]
     fn a_new_arrival_never_passes_a_waiter_but_a_holder_may_retry() {
         let read = lock(Mode::Read, &[("a", 10)]);
-        assert_eq!(read.decide(b"c", Mode::Read, true), Decision::Busy);
+        assert_eq!(read.decide(b"c", Mode::Read, true, 5), Decision::Busy);
         assert_eq!(
-            RwLock::default().decide(b"c", Mode::Write, true),
+            RwLock::default().decide(b"c", Mode::Write, true, 5),
             Decision::Busy
         );
-        assert_eq!(read.decide(b"a", Mode::Read, true), Decision::Again);
-        assert_eq!(read.decide(b"a", Mode::Write, true), Decision::Upgrade);
-        assert_eq!(read.decide(b"a", Mode::Write, false), Decision::Upgrade);
+        assert_eq!(read.decide(b"a", Mode::Read, true, 5), Decision::Again);
+        assert_eq!(read.decide(b"a", Mode::Write, true, 5), Decision::Upgrade);
+        assert_eq!(read.decide(b"a", Mode::Write, false, 5), Decision::Upgrade);
         let write = lock(Mode::Write, &[("w", 10)]);
-        assert_eq!(write.decide(b"w", Mode::Write, true), Decision::Again);
-        assert_eq!(write.decide(b"w", Mode::Read, true), Decision::Downgrade);
+        assert_eq!(write.decide(b"w", Mode::Write, true, 5), Decision::Again);
+        assert_eq!(write.decide(b"w", Mode::Read, true, 5), Decision::Downgrade);
+    }
+
+    #[test]
+    fn an_ended_lease_counts_as_gone_before_it_is_reclaimed() {
+        let write = lock(Mode::Write, &[("w", 10)]);
+        assert_eq!(write.decide(b"c", Mode::Read, false, 10), Decision::Busy);
+        assert_eq!(write.decide(b"c", Mode::Read, false, 11), Decision::New);
+        assert_eq!(write.decide(b"c", Mode::Write, false, 11), Decision::New);
+        assert_eq!(write.decide(b"w", Mode::Read, false, 11), Decision::New);
+        let read = lock(Mode::Read, &[("a", 10), ("b", 20)]);
+        assert_eq!(read.decide(b"a", Mode::Write, false, 11), Decision::Busy);
+        assert_eq!(read.decide(b"c", Mode::Write, false, 21), Decision::New);
     }
 
     #[test]
