@@ -24,8 +24,9 @@
 //!
 //! What the server allows decides when a queue is served ([`Writes`]), for
 //! a family whose grants write ([`Family::WRITES`]; a latch's waiters take
-//! nothing and are served anywhere, at any time): only a primary serves (a server that turns replica answers its waiters nil); while
-//! it accepts no writes (`CLIENT PAUSE … WRITE`, `FAILOVER`, a shutdown
+//! nothing and are served anywhere, at any time): only a primary serves (a
+//! server that turns replica answers its waiters nil); while it accepts no
+//! writes (`CLIENT PAUSE … WRITE`, `FAILOVER`, a shutdown
 //! waiting for its replicas, loading) nothing is handed out — writing then
 //! would re-add keys the pause keeps from expiring, or propagate while the
 //! server forbids it — and the queue is served when writes resume, waits
