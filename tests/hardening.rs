@@ -768,114 +768,70 @@ fn fuzz_seed() -> u64 {
 
 // ---- one valid call of every command ---------------------------------------
 
-/// One valid call of every command the module registers, in name order, on
-/// the data [`sample_data`] makes, with its reply as [`show`] renders it.
+/// One valid call of every command the module registers, on the data the
+/// setup lines make, with its reply as [`show`] renders it. Each family
+/// keeps its own in `tests/samples/<family>.txt`, one line each: `words…
+/// => reply`, or `setup words… => reply` for the data its calls expect; a
+/// new command comes with its line there, and this suite needs no edit.
 /// The `*.APPLY` commands refuse clients by design.
-const SAMPLES: &[(&str, &[&str], &str)] = &[
-    ("article.byslug", &["ARTICLE.BYSLUG", "app:slugs", "s1"], "\"app:art\""),
-    (
-        "article.create",
-        &["ARTICLE.CREATE", "app:art2", "t", "c", "a", "SLUG", "app:slugs", "s2"],
-        "1",
-    ),
-    ("article.delete", &["ARTICLE.DELETE", "app:art", "SLUG", "app:slugs"], "1"),
-    (
-        "article.get",
-        &["ARTICLE.GET", "app:art"],
-        "[\"title\", \"t\", \"content\", \"c\", \"author\", \"a\", \"created_at\", \"1700000000000\", \"slug\", \"s1\"]",
-    ),
-    ("article.setslug", &["ARTICLE.SETSLUG", "app:art", "app:slugs", "s3"], "1"),
-    ("article.update", &["ARTICLE.UPDATE", "app:art", "TITLE", "new"], "1"),
-    ("article.view", &["ARTICLE.VIEW", "app:art"], "1"),
-    ("cache.getjson", &["CACHE.GETJSON", "app:json"], "\"[1]\""),
-    ("cache.hset", &["CACHE.HSET", "app:h", "EX", "60", "f", "v"], "1"),
-    ("cache.setjson", &["CACHE.SETJSON", "app:json", "{\"a\":1}", "EX", "60"], "+OK"),
-    ("idgen.current", &["IDGEN.CURRENT", "app:gen"], "0"),
-    ("idgen.next", &["IDGEN.NEXT", "app:gen"], "1"),
-    ("idgen.reserve", &["IDGEN.RESERVE", "app:gen", "100"], "1"),
-    (
-        "idpool.apply",
-        &["IDPOOL.APPLY", "app:pool", "10", "1"],
-        "!ERR IDPOOL.APPLY only carries a primary's effects to replicas and the AOF; use IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
-    ),
-    ("idpool.create", &["IDPOOL.CREATE", "app:pool2", "10"], "+OK"),
-    (
-        "idpool.info",
-        &["IDPOOL.INFO", "app:pool"],
-        "[\"max\", 10, \"leased\", 1, \"next\", 2, \"default_ttl\", nil]",
-    ),
-    ("idpool.next", &["IDPOOL.NEXT", "app:pool"], "2"),
-    ("idpool.release", &["IDPOOL.RELEASE", "app:pool", "1"], "1"),
-    ("idpool.renew", &["IDPOOL.RENEW", "app:pool", "1", "1000"], "1"),
-    ("idpool.resize", &["IDPOOL.RESIZE", "app:pool", "20"], "+OK"),
-    (
-        "lock.acquire",
-        &["LOCK.ACQUIRE", "app:lock2", "t", "PX", "60000", "FENCE", "app:fence"],
-        "1",
-    ),
-    // A lease twice as long as the one held, so that its end surely moves.
-    ("lock.extend", &["LOCK.EXTEND", "app:lock", "t", "PX", "120000"], "1"),
-    ("lock.releaseif", &["LOCK.RELEASEIF", "app:lock", "t"], "1"),
-    ("pool.acquire", &["POOL.ACQUIRE", "app:rp", "o2"], "\"r2\""),
-    ("pool.add", &["POOL.ADD", "app:rp", "r3"], "1"),
-    (
-        "pool.apply",
-        &["POOL.APPLY", "app:rp", "FREE", "r1"],
-        "!ERR POOL.APPLY only carries a primary's effects to replicas and the AOF; use POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW",
-    ),
-    ("pool.holders", &["POOL.HOLDERS", "app:rp"], "[[\"r1\", \"o\", -1]]"),
-    (
-        "pool.info",
-        &["POOL.INFO", "app:rp"],
-        "[\"size\", 2, \"free\", 1, \"held\", 1, \"waiting\", 0]",
-    ),
-    ("pool.release", &["POOL.RELEASE", "app:rp", "r1", "o"], "1"),
-    ("pool.remove", &["POOL.REMOVE", "app:rp", "r2"], "1"),
-    ("pool.renew", &["POOL.RENEW", "app:rp", "r1", "o", "PX", "60000"], "1"),
-    (
-        "rate.apply",
-        &["RATE.APPLY", "app:rate", "1", "1", "1"],
-        "!ERR RATE.APPLY only carries a primary's effects to replicas and the AOF; use RATE.LIMIT",
-    ),
-    ("rate.limit", &["RATE.LIMIT", "app:rate2", "5", "60000"], "[0, 5, 4, -1, 12000]"),
-    ("rate.peek", &["RATE.PEEK", "app:rate2", "5", "60000"], "[0, 5, 5, -1, 0]"),
-    ("rate.reset", &["RATE.RESET", "app:rate"], "1"),
-];
+struct Samples {
+    setup: Vec<(Vec<String>, String)>,
+    /// (command name, words, reply), in name order.
+    calls: Vec<(String, Vec<String>, String)>,
+}
 
-/// The keys the sample calls expect to exist (the article's `created_at`
-/// set to a fixed time, so that its reply is known).
+fn samples() -> Samples {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/samples")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    files.sort();
+    let mut samples = Samples {
+        setup: Vec::new(),
+        calls: Vec::new(),
+    };
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a samples file");
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (words, reply) = line
+                .split_once(" => ")
+                .unwrap_or_else(|| panic!("{}: `words => reply`: {line}", file.display()));
+            let (setup, words) = match words.strip_prefix("setup ") {
+                Some(words) => (true, words),
+                None => (false, words),
+            };
+            let words: Vec<String> = words.split_whitespace().map(String::from).collect();
+            if setup {
+                samples.setup.push((words, reply.to_string()));
+            } else {
+                samples
+                    .calls
+                    .push((words[0].to_lowercase(), words, reply.to_string()));
+            }
+        }
+    }
+    samples.calls.sort_by(|a, b| a.0.cmp(&b.0));
+    samples
+}
+
+/// The words of a sample call, as the connection takes them.
+fn sample_words(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
+}
+
+/// Makes the data the sample calls expect, checking each setup reply.
 fn sample_data(con: &mut Connection) {
-    assert_eq!(
-        int(con, &["LOCK.ACQUIRE", "app:lock", "t", "PX", "60000"]),
-        1
-    );
-    let article = [
-        "ARTICLE.CREATE",
-        "app:art",
-        "t",
-        "c",
-        "a",
-        "SLUG",
-        "app:slugs",
-        "s1",
-    ];
-    assert_eq!(int(con, &article), 1);
-    assert_eq!(
-        int(con, &["HSET", "app:art", "created_at", "1700000000000"]),
-        0
-    );
-    ok(con, &["CACHE.SETJSON", "app:json", "[1]"]);
-    ok(con, &["IDPOOL.CREATE", "app:pool", "10"]);
-    assert_eq!(int(con, &["IDPOOL.NEXT", "app:pool"]), 1);
-    assert_eq!(int(con, &["POOL.ADD", "app:rp", "r1", "r2"]), 2);
-    assert_eq!(
-        value(con, &["POOL.ACQUIRE", "app:rp", "o"]),
-        Value::BulkString(b"r1".to_vec())
-    );
-    assert_eq!(
-        decide(con, &["RATE.LIMIT", "app:rate", "5", "60000"])[..4],
-        [0, 5, 4, -1]
-    );
+    for (setup, expected) in samples().setup {
+        assert_eq!(
+            &answer(con, &sample_words(&setup)),
+            &expected,
+            "setup {setup:?}"
+        );
+    }
 }
 
 /// A call's reply as [`show`] renders it, an error as `!CODE detail`.
@@ -960,13 +916,19 @@ server_tests! {
     fn sample_calls_answer_as_written_for_every_command(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
-        let sampled: Vec<&str> = SAMPLES.iter().map(|(name, _, _)| *name).collect();
-        assert_eq!(module_commands(&mut con), sampled, "SAMPLES holds one call of every command");
-        for (name, words, expected) in SAMPLES {
+        let samples = samples();
+        let sampled: Vec<&str> = samples.calls.iter().map(|(name, _, _)| name.as_str()).collect();
+        assert_eq!(
+            module_commands(&mut con),
+            sampled,
+            "tests/samples holds one call of every command"
+        );
+        for (name, words, expected) in &samples.calls {
+            let words = sample_words(words);
             ok(&mut con, &["FLUSHALL"]);
             sample_data(&mut con);
             let before = harness::dataset(&mut con);
-            assert_eq!(answer(&mut con, words), *expected, "{words:?}");
+            assert_eq!(&answer(&mut con, &words), expected, "{words:?}");
             let changed = harness::dataset(&mut con) != before;
             let read = has_flag(&mut con, name, "readonly");
             let succeeded = !expected.starts_with('!');
@@ -1201,11 +1163,12 @@ server_tests! {
         ok(&mut con, &["CONFIG", "SET", "maxmemory", "1"]);
         let before = digest(&mut con);
         let mut refused = 0;
-        for (name, words, _) in SAMPLES {
-            if !has_flag(&mut con, name, "denyoom") {
+        for (name, words, _) in samples().calls {
+            if !has_flag(&mut con, &name, "denyoom") {
                 continue;
             }
-            let error = reply(&mut con, words).err();
+            let words = sample_words(&words);
+            let error = reply(&mut con, &words).err();
             assert!(error.as_deref().is_some_and(|e| e.starts_with("OOM")), "{words:?}: {error:?}");
             assert_eq!(digest(&mut con), before, "{words:?} changed data while refused");
             refused += 1;
@@ -1239,9 +1202,10 @@ server_tests! {
         // A reader runs no write command; reads only where modules can
         // give their commands categories (Redis 7.0 cannot: none at all).
         let mut reader = login("reader");
-        for (name, words, _) in SAMPLES {
-            let error = reply(&mut reader, words).err();
-            let write = has_flag(&mut admin, name, "write");
+        for (name, words, _) in samples().calls {
+            let words = sample_words(&words);
+            let error = reply(&mut reader, &words).err();
+            let write = has_flag(&mut admin, &name, "write");
             if write || !categories {
                 assert!(error.as_deref().is_some_and(|e| e.starts_with("NOPERM")), "reader ran {words:?}: {error:?}");
             } else {
