@@ -3,7 +3,6 @@
 //! ms, [`lease::NO_END`] for none). Read-held by one or more tokens, or
 //! write-held by exactly one.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CStr;
 
 use crate::common::lease;
@@ -58,18 +57,17 @@ pub enum Decision {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RwLock {
     mode: Mode,
-    /// Each holder's lease end, by token.
-    holders: BTreeMap<Box<[u8]>, u64>,
-    /// `(end, token)` of every holder: the first to end first.
-    ends: BTreeSet<(u64, Box<[u8]>)>,
+    /// The holders in token order, each with its lease end. A plain vector:
+    /// a lock has few holders, and one allocation per holder (its token)
+    /// keeps an acquisition as cheap as `LOCK.ACQUIRE`'s.
+    holders: Vec<(Box<[u8]>, u64)>,
 }
 
 impl Default for RwLock {
     fn default() -> Self {
         Self {
             mode: Mode::Read,
-            holders: BTreeMap::new(),
-            ends: BTreeSet::new(),
+            holders: Vec::new(),
         }
     }
 }
@@ -84,9 +82,15 @@ impl RwLock {
         self.holders.is_empty()
     }
 
+    /// Where `token` is among the holders, or where it would go.
+    fn find(&self, token: &[u8]) -> Result<usize, usize> {
+        self.holders
+            .binary_search_by(|(held, _)| held.as_ref().cmp(token))
+    }
+
     /// The mode `token` holds.
     pub fn held_by(&self, token: &[u8]) -> Option<Mode> {
-        self.holders.contains_key(token).then_some(self.mode)
+        self.find(token).is_ok().then_some(self.mode)
     }
 
     /// What asking for `want` with `token` may do at time `now` (a holder
@@ -119,61 +123,60 @@ impl RwLock {
     /// not still leaves a lock one writer holds).
     pub fn hold(&mut self, token: &[u8], mode: Mode, until: u64) {
         if mode == Mode::Write || self.mode == Mode::Write {
-            let others: Vec<Box<[u8]>> = self
-                .holders
-                .keys()
-                .filter(|held| held.as_ref() != token)
-                .cloned()
-                .collect();
-            for other in others {
-                self.release(&other);
-            }
+            self.holders.retain(|(held, _)| held.as_ref() == token);
         }
         self.mode = mode;
-        if let Some(old) = self.holders.insert(token.into(), until) {
-            self.ends.remove(&(old, token.into()));
+        match self.find(token) {
+            Ok(at) => {
+                if let Some((_, end)) = self.holders.get_mut(at) {
+                    *end = until;
+                }
+            }
+            Err(at) => self.holders.insert(at, (token.into(), until)),
         }
-        self.ends.insert((until, token.into()));
     }
 
     /// Lets `token` go; `true` when it held the lock.
     pub fn release(&mut self, token: &[u8]) -> bool {
-        match self.holders.remove(token) {
-            Some(until) => {
-                self.ends.remove(&(until, token.into()));
+        match self.find(token) {
+            Ok(at) => {
+                self.holders.remove(at);
                 true
             }
-            None => false,
+            Err(_) => false,
         }
     }
 
     /// The lease end of `token`, when it holds the lock.
     pub fn end_of(&self, token: &[u8]) -> Option<u64> {
-        self.holders.get(token).copied()
+        let at = self.find(token).ok()?;
+        self.holders.get(at).map(|(_, until)| *until)
     }
 
     /// Lets go every holder whose lease ended before `now`, passing each
     /// token to `freed`.
     pub fn reclaim(&mut self, now: u64, mut freed: impl FnMut(&[u8])) {
-        while let Some((until, token)) = self.ends.first().cloned() {
-            if until >= now {
-                break;
-            }
-            self.ends.remove(&(until, token.clone()));
-            self.holders.remove(&token);
-            freed(&token);
+        if self.first_end().is_none_or(|first| first >= now) {
+            return;
         }
+        self.holders.retain(|(token, until)| {
+            let live = *until >= now;
+            if !live {
+                freed(token);
+            }
+            live
+        });
     }
 
     /// The first lease end (a holder may let go by itself then).
     pub fn first_end(&self) -> Option<u64> {
-        self.ends.first().map(|(until, _)| *until)
+        self.holders.iter().map(|(_, until)| *until).min()
     }
 
-    /// The last lease end ([`lease::NO_END`] when some holder has none): the key
-    /// lives until then.
+    /// The last lease end ([`lease::NO_END`] when some holder has none):
+    /// the key lives until then.
     pub fn last_end(&self) -> Option<u64> {
-        self.ends.last().map(|(until, _)| *until)
+        self.holders.iter().map(|(_, until)| *until).max()
     }
 
     /// The holders and their lease ends, in token order.
@@ -208,7 +211,7 @@ impl RwLock {
             if !lease::valid(until) {
                 return Err("lease end out of range");
             }
-            if lock.holders.contains_key(token.as_slice()) {
+            if lock.find(&token).is_ok() {
                 return Err("repeated token");
             }
             lock.hold(&token, mode, until);
@@ -216,20 +219,20 @@ impl RwLock {
         Ok(lock)
     }
 
-    /// Bytes held, for `MEMORY USAGE`: each token twice (by token and by
-    /// end) with the maps' nodes, roughly.
+    /// Bytes held, for `MEMORY USAGE`.
     pub fn memory(&self) -> usize {
         std::mem::size_of::<Self>()
+            + self.holders.capacity() * std::mem::size_of::<(Box<[u8]>, u64)>()
             + self
                 .holders
-                .keys()
-                .map(|token| 2 * token.len() + 64)
+                .iter()
+                .map(|(token, _)| token.len())
                 .sum::<usize>()
     }
 
     /// Allocations owned, for the server's lazy-free decision.
     pub fn allocations(&self) -> usize {
-        1 + 2 * self.holders.len()
+        2 + self.holders.len()
     }
 }
 
