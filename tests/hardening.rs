@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use harness::resp::{Client, Reply};
 use harness::{
-    cmd, command_flags, decide, digest, int, module_commands, ok, reply, show, value, Cluster,
-    Connection, Flavor, Replicated, Server, Value,
+    cmd, command_flags, digest, int, module_commands, ok, reply, show, Cluster, Connection, Flavor,
+    Replicated, Server, Value,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
