@@ -697,7 +697,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write slow blocking",
         arity: -4,
         summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
-        complexity: c"O(log N) for N holders, plus O(W) over the W waiters served",
+        complexity: c"O(N) for N holders, plus O(W) over the W waiters served",
         since: SINCE,
         args: &[
             KEY,
@@ -715,7 +715,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write fast",
         arity: 3,
         summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
-        complexity: c"O(log N) for N holders, plus O(W) over the W waiters served",
+        complexity: c"O(N) for N holders, plus O(W) over the W waiters served",
         since: SINCE,
         args: &[KEY, TOKEN],
     },
@@ -726,7 +726,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write fast",
         arity: -5,
         summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
-        complexity: c"O(log N) for N holders",
+        complexity: c"O(N) for N holders",
         since: SINCE,
         args: &[
             KEY,
@@ -753,7 +753,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write",
         arity: -2,
         summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
-        complexity: c"O(C log N) for C changes and N holders",
+        complexity: c"O(C·N) for C changes and N holders",
         since: SINCE,
         args: &[
             KEY,
