@@ -753,7 +753,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write",
         arity: -2,
         summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
-        complexity: c"O(C·N) for C changes and N holders",
+        complexity: c"O(C*N) for C changes and N holders",
         since: SINCE,
         args: &[
             KEY,
