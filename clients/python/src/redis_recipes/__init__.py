@@ -8,6 +8,7 @@ from .article import Article, SlugIndex
 from .cache import Cache, HashCache, JsonCache
 from .errors import (
     CannotShrink,
+    CannotUpgrade,
     CostTooHigh,
     GeneratorExhausted,
     InvalidJson,
@@ -24,20 +25,24 @@ from .errors import (
     SlugTaken,
     WrongType,
 )
-from .idgen import HashIdGenerator, IdGenerator
+from .idgen import HashIdGenerator, IdGenerator, UrlShorty
 from .idpool import IdPool
+from .latch import CountDownLatch
 from .lock import AutoReleaseLock, IdentityLock, Lock
 from .pool import Lease, ResourcePool
 from .rate import Decision, RateLimiter
+from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 __all__ = [
     "Article",
     "AutoReleaseLock",
     "Cache",
     "CannotShrink",
+    "CannotUpgrade",
     "CostTooHigh",
+    "CountDownLatch",
     "Decision",
     "GeneratorExhausted",
     "HashCache",
@@ -59,9 +64,13 @@ __all__ = [
     "NoResourceFree",
     "PoolMissing",
     "RateLimiter",
+    "ReadWriteLock",
     "RecipeError",
     "ResourcePool",
+    "RwLockHandle",
+    "RwLockInfo",
     "SlugIndex",
     "SlugTaken",
+    "UrlShorty",
     "WrongType",
 ]

@@ -58,6 +58,11 @@ class WrongType(RecipeError):
     """The key holds a value of another type."""
 
 
+class CannotUpgrade(RecipeError):
+    """A token holding a read lock asked for the write lock: it must release
+    the read lock first (two readers upgrading at once would deadlock)."""
+
+
 class LockNotAcquired(Exception):
     """``with Lock(...)`` could not take the lock in time."""
 
@@ -98,6 +103,7 @@ KINDS: Tuple[Kind, ...] = (
     Kind("the key holds a GCRA limiter", LimiterMismatch),
     Kind("the key holds a SLIDING window", LimiterMismatch),
     Kind("cost ", CostTooHigh, containing="such an action can never be allowed"),
+    Kind("token holds a read lock", CannotUpgrade),
 )
 """The server's errors that have an exception class of their own, in the
 order they are tried. It follows the module's documented list of errors
@@ -107,7 +113,7 @@ the start of its text, and no other. A server without the module answers
 ``unknown command`` for the module's commands (``_FAMILIES``), which
 ``translate`` turns into ``ModuleNotLoaded``."""
 
-_FAMILIES = ("idgen.", "lock.", "article.", "cache.", "idpool.", "rate.", "pool.")
+_FAMILIES = ("idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.")
 
 _LOAD_HINT = (
     "the server has no 'recipes' module (MODULE LIST does not show it): load it with "

@@ -1,10 +1,14 @@
-"""IDGEN: auto-increment ID generators (the book's ``IdGenerator``)."""
+"""IDGEN: auto-increment ID generators (the book's ``IdGenerator``) and
+the book's short-URL generator (``UrlShorty``)."""
 
-from typing import Any
+from typing import Any, Optional
 
-from ._core import Recipe, Steps, recipe
+from ._core import Recipe, Steps, recipe, text
 
 MAX_ID = 2**63 - 1
+BASE62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""The digits of a short ID, 0 to 61."""
+_DIGIT = {digit: value for value, digit in enumerate(BASE62)}
 
 
 def _floor(n: Any) -> int:
@@ -95,3 +99,64 @@ class HashIdGenerator(Recipe):
         """The last ID of generator ``name`` handed out or reserved (0 when
         never used)."""
         return int((yield ("IDGEN.CURRENT", self.key, "FIELD", name)))
+
+
+def to_base62(n: int) -> str:
+    """``n`` (0 or more) in base 62, digits ``BASE62``, without leading zeros."""
+    if n < 0:
+        raise ValueError(f"a base-62 number is 0 or more, not {n!r}")
+    digits = []
+    while True:
+        n, digit = divmod(n, 62)
+        digits.append(BASE62[digit])
+        if n == 0:
+            return "".join(reversed(digits))
+
+
+def from_base62(short: str) -> Optional[int]:
+    """The number ``to_base62`` wrote as ``short``, or None for any other
+    text (empty, another character, a leading zero, past 2**63 - 1)."""
+    if not short or (short[0] == "0" and len(short) > 1) or len(short) > 11:
+        return None
+    n = 0
+    for char in short:
+        digit = _DIGIT.get(char)
+        if digit is None:
+            return None
+        n = n * 62 + digit
+    return n if n <= MAX_ID else None
+
+
+class UrlShorty(Recipe):
+    """The book's short-URL generator: ``shorten(url)`` gives a short ID,
+    and ``restore(short_id)`` the URL back. A URL is given its ID once, so
+    the same URL always gets the same short ID (one atomic
+    ``IDGEN.ASSIGN``): the ID of an ``IdGenerator`` counter in base 62
+    (``0-9a-zA-Z``).
+
+    The counter, the URL-to-ID hash and the ID-to-URL hash are the keys
+    ``{key}:counter``, ``{key}:ids`` and ``{key}:urls`` (``counter``,
+    ``ids`` and ``urls`` here): one hash tag, so one slot in a cluster."""
+
+    def __init__(self, client: Any, key: str = "UrlShorty") -> None:
+        super().__init__(client)
+        if not key:
+            raise ValueError("UrlShorty needs a non-empty key")
+        self.key = key
+        self.counter = f"{{{key}}}:counter"
+        self.ids = f"{{{key}}}:ids"
+        self.urls = f"{{{key}}}:urls"
+
+    @recipe
+    def shorten(self, url: str) -> Steps[str]:
+        """``url``'s short ID (the same every time for the same URL)."""
+        return to_base62(int((yield ("IDGEN.ASSIGN", self.counter, self.ids, url, "REVERSE", self.urls))))
+
+    @recipe
+    def restore(self, short_id: str) -> Steps[Optional[str]]:
+        """The URL ``short_id`` stands for, or None (an unknown or invalid
+        short ID)."""
+        n = from_base62(short_id)
+        if n is None:
+            return None
+        return text((yield ("HGET", self.urls, n)))

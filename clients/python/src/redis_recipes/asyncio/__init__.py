@@ -1,7 +1,8 @@
 """The same classes for ``redis.asyncio`` clients: every method returns a
-coroutine (``await IdGenerator(client, "user::id").produce()``), and ``Lock``
-and ``ResourcePool.lease`` are async context managers (``async with
-Lock(client, key, ttl=30):``); ``with`` on them raises ``TypeError``. Their
+coroutine (``await IdGenerator(client, "user::id").produce()``), and
+``Lock``, ``ResourcePool.lease`` and the handles of ``ReadWriteLock`` are
+async context managers (``async with Lock(client, key, ttl=30):``,
+``async with rwlock.read_lock():``); ``with`` on them raises ``TypeError``. Their
 renewers are tasks of the running loop. Arguments and units (seconds) are
 the sync classes'."""
 
@@ -15,10 +16,11 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, cache, idgen, idpool, lock, pool, rate
+from .. import article, cache, idgen, idpool, latch, lock, pool, rate, rwlock
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
+from ..rwlock import RwLockInfo
 
 
 def _twin_doc(cls: type) -> None:
@@ -128,6 +130,9 @@ class IdGenerator(AsyncDriver, idgen.IdGenerator): ...
 class HashIdGenerator(AsyncDriver, idgen.HashIdGenerator): ...
 
 
+class UrlShorty(AsyncDriver, idgen.UrlShorty): ...
+
+
 class Article(AsyncDriver, article.Article): ...
 
 
@@ -153,6 +158,9 @@ class AutoReleaseLock(AsyncDriver, lock.AutoReleaseLock): ...
 
 
 class IdentityLock(AsyncDriver, lock.IdentityLock): ...
+
+
+class CountDownLatch(AsyncDriver, latch.CountDownLatch): ...
 
 
 class AsyncHeld:
@@ -195,10 +203,27 @@ class Lock(AsyncHeld, AsyncDriver, lock.Lock):
         return self
 
 
+class ReadWriteLock(AsyncDriver, rwlock.ReadWriteLock):
+    def read_lock(self, *, token: Optional[str] = None) -> RwLockHandle:
+        """The sync class's ``read_lock``, for ``async with``."""
+        return RwLockHandle(self, rwlock.READ, token)
+
+    def write_lock(self, *, token: Optional[str] = None) -> RwLockHandle:
+        """The sync class's ``write_lock``, for ``async with``."""
+        return RwLockHandle(self, rwlock.WRITE, token)
+
+
+class RwLockHandle(AsyncHeld, AsyncDriver, rwlock.RwLockHandle):
+    async def __aenter__(self) -> RwLockHandle:
+        await self._drive(self._entering())
+        return self
+
+
 __all__ = [
     "Article",
     "AutoReleaseLock",
     "Cache",
+    "CountDownLatch",
     "Decision",
     "HashCache",
     "HashIdGenerator",
@@ -209,6 +234,10 @@ __all__ = [
     "Lock",
     "Lease",
     "RateLimiter",
+    "ReadWriteLock",
     "ResourcePool",
+    "RwLockHandle",
+    "RwLockInfo",
     "SlugIndex",
+    "UrlShorty",
 ]
