@@ -318,18 +318,35 @@ impl<R> Waits<R> {
 struct Forget<F>(PhantomData<F>);
 
 impl<F: Family> Waitlist for Forget<F> {
+    /// The client leaves its queue. When it was the oldest waiter, those
+    /// behind it may be served now (a waiting writer leaving lets the readers
+    /// behind it in): the queue is looked at again on the next event-loop
+    /// turn.
     fn forget(ctx: &Context, client: ParkedId) -> bool {
         let waits = F::waits();
-        let (found, stale) = {
+        let (found, stale, head_left) = {
             let mut book = waits.lock();
             let Some((id, arrival)) = book.places.get(&client).cloned() else {
                 return false;
             };
+            let head = book
+                .queues
+                .get(&id)
+                .and_then(|queue| queue.waiters.keys().next().copied());
             let found = book.take(&id, arrival).is_some();
-            (found, waits.remove_if_empty(&mut book, &id))
+            let stale = waits.remove_if_empty(&mut book, &id);
+            let others = book.queues.contains_key(&id);
+            (
+                found,
+                stale,
+                (head == Some(arrival) && others).then_some(id),
+            )
         };
         if let Some((timer, _)) = stale {
             timer.stop(ctx);
+        }
+        if let Some(id) = head_left {
+            schedule_timer::<F>(ctx, id, Cause::Release);
         }
         found
     }
@@ -724,20 +741,37 @@ fn on_job<F: Family>(ctx: &Context, id: &KeyId) {
 /// A key with waiters may have something to hand out: serve it as soon as
 /// writing is safe.
 fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
-    let waits = F::waits();
-    {
-        let mut book = waits.lock();
-        match book.queues.get_mut(&id) {
-            Some(queue) if !queue.scheduled => {
-                queue.scheduled = true;
-                queue.cause = Some(cause);
-            }
-            _ => return,
-        }
-    }
-    if after_notification(ctx, on_job::<F>, id.clone()) {
+    if !mark_scheduled::<F>(&id, cause) || after_notification(ctx, on_job::<F>, id.clone()) {
         return;
     }
+    start_check_timer::<F>(ctx, id);
+}
+
+/// Schedules a check of `id`'s queue on a timer due now (outside any
+/// keyspace event, where no post-notification job can be added).
+fn schedule_timer<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
+    if mark_scheduled::<F>(&id, cause) {
+        start_check_timer::<F>(ctx, id);
+    }
+}
+
+/// Marks `id`'s queue as due for a check because of `cause`; `false` when
+/// it has no queue or a check is already due.
+fn mark_scheduled<F: Family>(id: &KeyId, cause: Cause) -> bool {
+    let mut book = F::waits().lock();
+    match book.queues.get_mut(id) {
+        Some(queue) if !queue.scheduled => {
+            queue.scheduled = true;
+            queue.cause = Some(cause);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Points `id`'s queue timer at now, for a scheduled check.
+fn start_check_timer<F: Family>(ctx: &Context, id: KeyId) {
+    let waits = F::waits();
     let stale = {
         let mut book = waits.lock();
         let Some(queue) = book.queues.get_mut(&id) else {
