@@ -452,3 +452,203 @@ server_tests! {
         assert_eq!(refused, "READONLY You can't write against a read only replica.");
     }
 }
+
+// IDGEN.ASSIGN: the same name always gets the same ID.
+
+const DIFFER: &str = "ERR the counter, index and REVERSE keys must differ";
+
+/// `HGET key field` (any bytes).
+fn hget(con: &mut harness::Connection, key: &str, field: &[u8]) -> Option<String> {
+    redis::cmd("HGET").arg(key).arg(field).query(con).unwrap()
+}
+
+server_tests! {
+    fn assign_gives_a_name_the_same_id_every_time(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // New names: consecutive IDs from the counter, from 1.
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "alice"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "bob"]), 2);
+        // The same name: the same ID, nothing written.
+        let before = harness::digest(&mut con);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "alice"]), 1);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "bob"]), 2);
+        assert_eq!(harness::digest(&mut con), before);
+        // The counter is IDGEN.NEXT's: shared, in both directions.
+        assert_eq!(int(&mut con, &["IDGEN.NEXT", "c"]), 3);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "carol"]), 4);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "c"]), 4);
+        assert_eq!(text(&value(&mut con, &["GET", "c"])), "4");
+        assert_eq!(hget(&mut con, "idx", b"alice").as_deref(), Some("1"));
+        assert_eq!(hget(&mut con, "idx", b"bob").as_deref(), Some("2"));
+        assert_eq!(hget(&mut con, "idx", b"carol").as_deref(), Some("4"));
+        assert_eq!(int(&mut con, &["HLEN", "idx"]), 3);
+        // REVERSE: id → name, written with the assignment.
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "dave", "REVERSE", "rev"]), 5);
+        assert_eq!(hget(&mut con, "rev", b"5").as_deref(), Some("dave"));
+        assert_eq!(hget(&mut con, "idx", b"dave").as_deref(), Some("5"));
+        let before = harness::digest(&mut con);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "dave", "reverse", "rev"]), 5);
+        // A name assigned before: its ID, and nothing written, REVERSE or not.
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "alice", "REVERSE", "rev"]), 1);
+        assert_eq!(harness::digest(&mut con), before);
+        assert_eq!(int(&mut con, &["HEXISTS", "rev", "1"]), 0);
+        assert_eq!(int(&mut con, &["HLEN", "rev"]), 1);
+        // Any bytes, the empty name included, and a name like the keyword.
+        let mut binary = redis::cmd("IDGEN.ASSIGN");
+        binary.arg("c").arg("idx").arg(&b"\x00\xff\r\n"[..]).arg("REVERSE").arg("rev");
+        assert_eq!(binary.query::<i64>(&mut con).unwrap(), 6);
+        assert_eq!(redis::cmd("HGET").arg("rev").arg("6").query::<Vec<u8>>(&mut con).unwrap(), b"\x00\xff\r\n");
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", ""]), 7);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", ""]), 7);
+        assert_eq!(hget(&mut con, "idx", b"").as_deref(), Some("7"));
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c", "idx", "REVERSE"]), 8);
+        assert_eq!(hget(&mut con, "idx", b"REVERSE").as_deref(), Some("8"));
+        // A counter set by others, with a TTL that stays (as INCR keeps it).
+        let _: () = cmd(&["SET", "c2", "100", "PX", "600000"]).query(&mut con).unwrap();
+        let expiry = int(&mut con, &["PEXPIRETIME", "c2"]);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c2", "idx2", "x", "REVERSE", "rev2"]), 101);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "c2"]), expiry);
+        // An ID put in the index by other means is the name's ID.
+        let _: () = cmd(&["HSET", "idx2", "preset", "42"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c2", "idx2", "preset", "REVERSE", "rev2"]), 42);
+        assert_eq!(int(&mut con, &["IDGEN.CURRENT", "c2"]), 101);
+        // An exhausted counter still answers the names it assigned.
+        let _: () = cmd(&["SET", "c2", "9223372036854775807"]).query(&mut con).unwrap();
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c2", "idx2", "x"]), 101);
+        assert_eq!(int(&mut con, &["IDGEN.ASSIGN", "c2", "idx2", "x", "REVERSE", "rev2"]), 101);
+    }
+
+    fn assign_errors_are_exact_and_change_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for words in [
+            &["SET", "c", "5"][..],
+            &["SET", "text", "hello"],
+            &["SET", "top", "9223372036854775807"],
+            &["SET", "str", "x"],
+            &["HSET", "idx", "alice", "1", "bad", "1.5", "word", "abc"],
+            &["HSET", "rev", "1", "alice"],
+            &["RPUSH", "list", "x"],
+        ] {
+            value(&mut con, words);
+        }
+        let before = harness::dataset(&mut con);
+        let exhausted = "ERR ID generator exhausted: taking 1 more ID(s) after 9223372036854775807 would pass 9223372036854775807";
+        let arity = harness::arity("idgen.assign");
+        let cases: &[(&[&str], &str)] = &[
+            // Any two of the keys the same.
+            (&["IDGEN.ASSIGN", "c", "c", "n"], DIFFER),
+            (&["IDGEN.ASSIGN", "new", "new", "n"], DIFFER),
+            (&["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "c"], DIFFER),
+            (&["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "idx"], DIFFER),
+            (&["IDGEN.ASSIGN", "c", "c", "n", "REVERSE", "c"], DIFFER),
+            (&["IDGEN.ASSIGN", "c", "idx", "alice", "REVERSE", "idx"], DIFFER),
+            // A counter that is not an integer.
+            (&["IDGEN.ASSIGN", "text", "idx", "n"], NOT_INTEGER),
+            (&["IDGEN.ASSIGN", "text", "idx", "n", "REVERSE", "rev"], NOT_INTEGER),
+            // A field in the index that is not an integer.
+            (&["IDGEN.ASSIGN", "c", "idx", "bad"], "ERR hash value is not an integer"),
+            (&["IDGEN.ASSIGN", "c", "idx", "word", "REVERSE", "rev"], "ERR hash value is not an integer"),
+            // Keys of another type.
+            (&["IDGEN.ASSIGN", "list", "idx", "n"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "idx", "other", "n"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "c", "str", "n"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "c", "list", "n"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "str"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "list"], WRONGTYPE),
+            (&["IDGEN.ASSIGN", "absent", "idx", "n", "REVERSE", "str"], WRONGTYPE),
+            // The counter at its top.
+            (&["IDGEN.ASSIGN", "top", "idx", "n"], exhausted),
+            (&["IDGEN.ASSIGN", "top", "fresh", "n", "REVERSE", "rev"], exhausted),
+            // Too few words.
+            (&["IDGEN.ASSIGN", "c", "idx"], &arity),
+        ];
+        for (words, expected) in cases {
+            assert_eq!(error(&mut con, &cmd(words)), *expected, "{words:?}");
+            assert_eq!(harness::dataset(&mut con), before, "{words:?} changed data");
+        }
+        // Errors whose text the contract leaves open: errors all the same,
+        // changing nothing.
+        for words in [
+            &["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE"][..],
+            &["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "r1", "REVERSE", "r2"],
+            &["IDGEN.ASSIGN", "c", "idx", "n", "NX"],
+        ] {
+            assert!(harness::reply(&mut con, words).is_err(), "{words:?} succeeded");
+            assert_eq!(harness::dataset(&mut con), before, "{words:?} changed data");
+        }
+    }
+
+    fn assign_replicates_verbatim(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let mut replica = pair.replica.con();
+        let _: () = cmd(&["SET", "{u}c", "10", "PX", "600000"]).query(&mut con).unwrap();
+        pair.sync();
+        let _: () = cmd(&["CONFIG", "RESETSTAT"]).query(&mut replica).unwrap();
+        // Both indexes draw from one counter; a model says what each gets.
+        let mut counter = 10;
+        let mut model: std::collections::HashMap<(&str, String), i64> = Default::default();
+        for round in 0..50 {
+            let name = format!("user-{}", round % 20);
+            for (index, reverse) in [("{u}idx", true), ("{u}plain", false)] {
+                let expected = *model.entry((index, name.clone())).or_insert_with(|| {
+                    counter += 1;
+                    counter
+                });
+                let mut words = vec!["IDGEN.ASSIGN", "{u}c", index, name.as_str()];
+                if reverse {
+                    words.extend(["REVERSE", "{u}rev"]);
+                }
+                assert_eq!(int(&mut con, &words), expected, "{words:?}");
+            }
+        }
+        assert_eq!(counter, 50);
+        pair.sync();
+        let keys = ["{u}c", "{u}idx", "{u}rev", "{u}plain"];
+        assert_eq!(harness::values(&mut con, &keys), harness::values(&mut replica, &keys));
+        assert_eq!(harness::state(&mut con, &keys), harness::state(&mut replica, &keys));
+        let received: HashSet<String> = harness::commands_run(&mut replica)
+            .into_iter()
+            .map(|(command, _)| command)
+            .filter(|command| command.contains('.') || matches!(command.as_str(), "hset" | "incr" | "incrby" | "set"))
+            .collect();
+        assert_eq!(received, HashSet::from(["idgen.assign".to_string()]));
+        let refused = error(&mut replica, &cmd(&["IDGEN.ASSIGN", "{u}c", "{u}idx", "new"]));
+        assert_eq!(refused, "READONLY You can't write against a read only replica.");
+    }
+
+    fn assign_needs_its_keys_in_one_slot(flavor) {
+        let cluster = Cluster::start(flavor);
+        let mut con = cluster.client();
+        for i in 0..20 {
+            let (counter, index, reverse) = (format!("{{t{i}}}:c"), format!("{{t{i}}}:idx"), format!("{{t{i}}}:rev"));
+            for (name, id) in [("a", 1), ("b", 2), ("a", 1)] {
+                let got: i64 = cmd(&["IDGEN.ASSIGN", &counter, &index, name, "REVERSE", &reverse]).query(&mut con).unwrap();
+                assert_eq!(got, id, "{counter} {name}");
+            }
+            let got: i64 = cmd(&["IDGEN.ASSIGN", &counter, &index, "c"]).query(&mut con).unwrap();
+            assert_eq!(got, 3);
+            let owner = cluster.owner(&counter);
+            assert_eq!(int(&mut cluster.nodes[owner].con(), &["EXISTS", &counter, &index, &reverse]), 3);
+        }
+        let mut nodes: Vec<_> = cluster.nodes.iter().map(|node| node.con()).collect();
+        let owner = cluster.owner("{a}c");
+        for words in [
+            &["IDGEN.ASSIGN", "{a}c", "{b}idx", "n"][..],
+            &["IDGEN.ASSIGN", "{a}c", "{a}idx", "n", "REVERSE", "{b}rev"],
+        ] {
+            assert_eq!(error(&mut nodes[owner], &cmd(words)), harness::CROSSSLOT, "{words:?}");
+        }
+        let other = (owner + 1) % nodes.len();
+        let moved = error(&mut nodes[other], &cmd(&["IDGEN.ASSIGN", "{a}c", "{a}idx", "n"]));
+        assert_eq!(moved, cluster.moved("{a}c"));
+        // The keys the server finds: REVERSE's by its keyword, after the name.
+        let con = &mut nodes[0];
+        assert_eq!(harness::getkeys(con, &["IDGEN.ASSIGN", "c", "idx", "n"]), ["c", "idx"]);
+        assert_eq!(harness::getkeys(con, &["IDGEN.ASSIGN", "c", "idx", "n", "REVERSE", "r"]), ["c", "idx", "r"]);
+        assert_eq!(harness::getkeys(con, &["IDGEN.ASSIGN", "c", "idx", "REVERSE"]), ["c", "idx"]);
+        assert_eq!(harness::getkeys(con, &["IDGEN.ASSIGN", "c", "idx", "REVERSE", "REVERSE", "r"]), ["c", "idx", "r"]);
+    }
+}

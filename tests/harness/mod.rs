@@ -1381,3 +1381,24 @@ impl Cluster {
             .unwrap_or_else(|| panic!("no node on port {port}"))
     }
 }
+
+impl Replicated {
+    /// Holds the replica's event loop for `ms` (`DEBUG SLEEP`), so that it
+    /// applies what the primary sends meanwhile that much later, on its own
+    /// later clock: a clock-dependent command sent verbatim would land on
+    /// another expiry or lease end there. Join the handle before comparing.
+    pub fn hold_replica(&self, ms: u64) -> std::thread::JoinHandle<()> {
+        let mut con = self.replica.con();
+        let seconds = format!("{}", ms as f64 / 1000.0);
+        let held = std::thread::spawn(move || {
+            let _: Value = redis::cmd("DEBUG")
+                .arg("SLEEP")
+                .arg(seconds)
+                .query(&mut con)
+                .expect("DEBUG SLEEP");
+        });
+        // Let the replica start sleeping before the primary writes.
+        sleep(Duration::from_millis(50));
+        held
+    }
+}
