@@ -399,8 +399,109 @@ const ROWS: &[Row] = &[
         sent: POOL_APPLY,
         keys: &["{ph}pool"],
     },
+    Row {
+        case: "IDGEN.ASSIGN (a new name, a reverse index)",
+        setup: &[&["IDGEN.ASSIGN", "{ia}gen", "{ia}ids", "known"]],
+        call: &[
+            "IDGEN.ASSIGN",
+            "{ia}gen",
+            "{ia}ids",
+            "new",
+            "REVERSE",
+            "{ia}names",
+        ],
+        answer: "2",
+        sent: Sent::Verbatim,
+        keys: &["{ia}gen", "{ia}ids", "{ia}names"],
+    },
+    Row {
+        case: "RWLOCK.ACQUIRE (a lease from now)",
+        setup: &[&["RWLOCK.ACQUIRE", "{ra}rw", "READ", "r1"]],
+        call: &["RWLOCK.ACQUIRE", "{ra}rw", "READ", "r2", "PX", "600000"],
+        answer: "1",
+        sent: Sent::Effect(&["rwlock.apply"]),
+        keys: &["{ra}rw"],
+    },
+    Row {
+        case: "RWLOCK.ACQUIRE WRITE (a fence)",
+        setup: &[],
+        call: &[
+            "RWLOCK.ACQUIRE",
+            "{rb}rw",
+            "WRITE",
+            "w",
+            "PX",
+            "600000",
+            "FENCE",
+            "{rb}fence",
+        ],
+        answer: "1",
+        sent: Sent::Effect(&["rwlock.apply", "set"]),
+        keys: &["{rb}rw", "{rb}fence"],
+    },
+    Row {
+        case: "RWLOCK.ACQUIRE READ by the writer (a downgrade)",
+        setup: &[&["RWLOCK.ACQUIRE", "{rc}rw", "WRITE", "w", "PX", "600000"]],
+        call: &["RWLOCK.ACQUIRE", "{rc}rw", "READ", "w", "PX", "900000"],
+        answer: "1",
+        sent: Sent::Effect(&["rwlock.apply"]),
+        keys: &["{rc}rw"],
+    },
+    Row {
+        case: "RWLOCK.RELEASE",
+        setup: &[
+            &["RWLOCK.ACQUIRE", "{rd}rw", "READ", "r1", "PX", "600000"],
+            &["RWLOCK.ACQUIRE", "{rd}rw", "READ", "r2", "PX", "900000"],
+        ],
+        call: &["RWLOCK.RELEASE", "{rd}rw", "r2"],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{rd}rw"],
+    },
+    Row {
+        case: "RWLOCK.RELEASE reclaiming an ended lease",
+        setup: &[
+            &["RWLOCK.ACQUIRE", "{re}rw", "READ", "r1", "PX", "600000"],
+            &["RWLOCK.ACQUIRE", "{re}rw", "READ", "r2", "PX", "1"],
+        ],
+        call: &["RWLOCK.RELEASE", "{re}rw", "r1"],
+        answer: "1",
+        sent: Sent::Effect(&["rwlock.apply"]),
+        keys: &["{re}rw"],
+    },
+    Row {
+        case: "RWLOCK.EXTEND",
+        setup: &[&["RWLOCK.ACQUIRE", "{rf}rw", "READ", "r1", "PX", "600000"]],
+        call: &["RWLOCK.EXTEND", "{rf}rw", "r1", "PX", "900000"],
+        answer: "1",
+        sent: Sent::Effect(&["rwlock.apply"]),
+        keys: &["{rf}rw"],
+    },
+    Row {
+        case: "LATCH.SET (a lifetime from now)",
+        setup: &[],
+        call: &["LATCH.SET", "{la}latch", "3", "PX", "600000"],
+        answer: "1",
+        sent: SET,
+        keys: &["{la}latch"],
+    },
+    Row {
+        case: "LATCH.SET (no lifetime)",
+        setup: &[],
+        call: &["LATCH.SET", "{lb}latch", "3"],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{lb}latch"],
+    },
+    Row {
+        case: "LATCH.COUNTDOWN",
+        setup: &[&["LATCH.SET", "{lc}latch", "3", "PX", "600000"]],
+        call: &["LATCH.COUNTDOWN", "{lc}latch", "2"],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{lc}latch"],
+    },
 ];
-
 /// Runs setup commands, each of which must succeed with something other
 /// than nil.
 fn prepare(con: &mut Connection, steps: &[&[&str]]) {
@@ -484,8 +585,24 @@ const HAND_OFFS: &[HandOff] = &[
         received: &["idpool.release", "idpool.apply"],
         keys: &["{wi}pool"],
     },
+    HandOff {
+        setup: &[&["RWLOCK.ACQUIRE", "{wr}rw", "WRITE", "w", "PX", "600000"]],
+        waiter: &[
+            "RWLOCK.ACQUIRE",
+            "{wr}rw",
+            "READ",
+            "r",
+            "PX",
+            "600000",
+            "WAIT",
+            "20000",
+        ],
+        release: &["RWLOCK.RELEASE", "{wr}rw", "w"],
+        granted: "1",
+        received: &["rwlock.release", "rwlock.apply"],
+        keys: &["{wr}rw"],
+    },
 ];
-
 fn all_keys() -> Vec<&'static str> {
     ROWS.iter()
         .flat_map(|row| row.keys.iter().copied())
