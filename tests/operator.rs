@@ -27,6 +27,8 @@ server_tests! {
             "lock_handoffs_expiry", "pools", "pool_leases", "pool_leases_reclaimed", "idpool_waits",
             "idpool_waits_timed_out", "idpool_handoffs", "resource_pools", "resource_waits",
             "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
+            "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
+            "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
             "panics_caught",
         ];
         for name in names {
