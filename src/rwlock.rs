@@ -115,25 +115,26 @@ fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
 /// Lets go the holders whose lease ended before `now` (see
 /// [`replicate::reclaim_ended`]).
 fn reclaim(ctx: &Context, lock: &mut RwLock, now: u64) -> Vec<Box<[u8]>> {
+    if lock.first_end().is_none_or(|first| first >= now) {
+        // Nothing ended: no need to ask whether this server decides.
+        return Vec::new();
+    }
     replicate::reclaim_ended(ctx, None, |freed| {
         lock.reclaim(now, |token| freed.push(token.into()))
     })
 }
 
-/// Makes the key follow its lock after a change: deleted without holders,
-/// else living until the last lease end.
-fn follow(key: &mut Key, event: &CStr) {
-    let (empty, last) = match lock_at(key) {
-        Ok(Some(lock)) => (lock.is_empty(), lock.last_end()),
-        _ => return,
-    };
+/// Makes the key follow its lock after a change, given the lock's last
+/// lease end (`None`: no holder left): deleted without holders, else living
+/// until the last lease end.
+fn follow(key: &Key, last: Option<u64>, event: &CStr) {
     key.written(EVENT_CLASS, event);
-    if empty {
+    let Some(last) = last else {
         key.delete();
         key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
         return;
-    }
-    let at = last.filter(|&end| end != NO_END).map(|end| end as i64);
+    };
+    let at = (last != NO_END).then_some(last as i64);
     if key.expire_at() != at {
         key.set_expire_at(at);
         if at.is_some() {
@@ -150,18 +151,23 @@ fn replicate_effect(
     dropped: &[Box<[u8]>],
     held: Option<(Mode, &[u8], u64)>,
 ) {
-    let mut words = Vec::with_capacity(1 + 2 * dropped.len() + 4);
+    let held = held.map(|(mode, token, until)| {
+        [
+            Word::Token(mode.word()),
+            Word::Bytes(token),
+            Word::Int(lease::to_wire(until)),
+        ]
+    });
+    if let ([], Some([mode, token, at])) = (dropped, held) {
+        // An acquisition that reclaimed nothing: the usual case.
+        return replicate::effect(ctx, c"RWLOCK.APPLY", &[Word::Arg(name), mode, token, at]);
+    }
+    let mut words = Vec::with_capacity(1 + 2 * dropped.len() + 3);
     words.push(Word::Arg(name));
     for token in dropped {
         words.extend([Word::Token(c"DROP"), Word::Bytes(token)]);
     }
-    if let Some((mode, token, until)) = held {
-        words.extend([
-            Word::Token(mode.word()),
-            Word::Bytes(token),
-            Word::Int(lease::to_wire(until)),
-        ]);
-    }
+    words.extend(held.into_iter().flatten());
     replicate::effect(ctx, c"RWLOCK.APPLY", &words);
 }
 
@@ -233,9 +239,10 @@ fn take(
     if decision == Decision::Busy {
         // A lease lasts through its end: look again just after it.
         let next = lock.first_end().filter(|&end| end != NO_END);
+        let last = lock.last_end();
         if !freed.is_empty() {
             replicate_effect(ctx, name, &freed, None);
-            follow(key, c"rwlock.reclaim");
+            follow(key, last, c"rwlock.reclaim");
         }
         return Ok(Take::Nothing(
             next.map(|end| (end as i64).saturating_add(1)),
@@ -243,8 +250,9 @@ fn take(
     }
     let until = until(asked.lease);
     lock.hold(token, asked.mode, until);
+    let last = lock.last_end();
     replicate_effect(ctx, name, &freed, Some((asked.mode, token, until)));
-    follow(key, c"rwlock.acquire");
+    follow(key, last, c"rwlock.acquire");
     let reply = match fenced {
         Some((fence, (value, moved))) => {
             if moved {
@@ -333,8 +341,9 @@ impl Family for RwLocks {
         if !held || !lock.release(&handed.token) {
             return false;
         }
+        let last = lock.last_end();
         replicate_effect(ctx, name, &[handed.token.as_slice().into()], None);
-        follow(&mut key, c"rwlock.release");
+        follow(&key, last, c"rwlock.release");
         true
     }
 
@@ -413,6 +422,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         let mut freed = reclaim(ctx, lock, now());
         let reclaimed = !freed.is_empty();
         let released = lock.release(token);
+        let last = lock.last_end();
         if reclaimed {
             // The clock let other holders go too: send all that went.
             if released {
@@ -423,7 +433,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             replicate::verbatim(ctx);
         }
         if released || reclaimed {
-            follow(&mut key, c"rwlock.release");
+            follow(&key, last, c"rwlock.release");
         }
         (released, released || reclaimed)
     };
@@ -459,10 +469,11 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         if let Some((mode, until)) = until {
             lock.hold(token, mode, until);
         }
+        let last = lock.last_end();
         if until.is_some() || !freed.is_empty() {
             let held = until.map(|(mode, until)| (mode, token, until));
             replicate_effect(ctx, *name, &freed, held);
-            follow(&mut key, c"rwlock.extend");
+            follow(&key, last, c"rwlock.extend");
         }
         until.is_some()
     };
@@ -570,8 +581,9 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             Change::Hold(mode, held, until) => lock.hold(held, mode, until),
         }
     }
+    let last = lock.last_end();
     replicate::verbatim(ctx);
-    follow(&mut key, c"rwlock.apply");
+    follow(&key, last, c"rwlock.apply");
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
@@ -674,6 +686,8 @@ const MODES: &[ArgSpec] = &[
     ArgSpec::keyword(c"read", c"READ"),
     ArgSpec::keyword(c"write", c"WRITE"),
 ];
+/// A holder as `RWLOCK.APPLY` carries it: its token and lease end.
+const HOLDER: &[ArgSpec] = &[TOKEN, ArgSpec::required(c"at", ArgType::Integer)];
 const SINCE: &CStr = c"0.5.0";
 
 /// Readers-writer locks stored (copies included).
@@ -758,24 +772,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             KEY,
             ArgSpec::option(c"drop", c"DROP", ArgType::String).multiple(),
-            ArgSpec::block(
-                c"read",
-                c"READ",
-                &[
-                    ArgSpec::required(c"token", ArgType::String),
-                    ArgSpec::required(c"at", ArgType::Integer),
-                ],
-            )
-            .multiple(),
-            ArgSpec::block(
-                c"write",
-                c"WRITE",
-                &[
-                    ArgSpec::required(c"token", ArgType::String),
-                    ArgSpec::required(c"at", ArgType::Integer),
-                ],
-            )
-            .multiple(),
+            ArgSpec::block(c"read", c"READ", HOLDER).multiple(),
+            ArgSpec::block(c"write", c"WRITE", HOLDER).multiple(),
         ],
     },
 ];
