@@ -1,16 +1,21 @@
 """What a lock and a pool lease share: the block that takes one and gives it
 back, the renewal that keeps its lease while the block runs, and learning
-that it was lost. Written once, as command generators (see ``_core``): the
+that it was lost (``Held``); and what ``Lock`` and a ``ReadWriteLock``'s
+handles share beyond that: a token's acquire, release and extend
+(``TokenLock``). Written once, as command generators (see ``_core``): the
 sync classes run them with ``with``, the asyncio ones with ``async with``."""
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Generic, Optional, Protocol, Tuple, TypeVar
+import uuid
+from typing import Any, Callable, Generic, Optional, Protocol, TypeVar
 
-from ._core import Background, Pause, Request, Steps
+from ._core import FOREVER, Background, Pause, Recipe, Request, Steps, ms, recipe, waiting
+from .errors import LockLost, LockNotAcquired
 
 X = TypeVar("X")
+L = TypeVar("L", bound="TokenLock[Any]")
 
 RETRY = 0.05
 """Seconds: after a failed renewal, the shortest wait before the next try
@@ -67,25 +72,36 @@ class Holder(Protocol):
 
 
 class Held(Generic[X]):
-    """A lock or a lease as a context manager, ``X`` being what ``on_lost``
-    is called with. A subclass says how to take it (``_taking``: the steps
-    that take it, raising when they cannot, and return what the block gets),
-    give it back (``_giving_back``: True when it was still held), renew it
-    (``_renewal``: the command and its ttl, or None), which object runs the
-    steps (``_runner``), what a loss reports (``_subject``) and raises
+    """A lock or a lease as a context manager, ``X`` being what the block
+    gets and ``on_lost`` is called with. A subclass says how to take it
+    (``_taking``: the steps that take it, raising when they cannot, and
+    return what the block gets), give it back (``_giving_back``: True when
+    it was still held), renew it (``_extension``: the command that makes the
+    lease end in so many seconds, sent every ``ttl / 3`` seconds when
+    ``renew`` and a ``ttl`` are set), which object runs the steps
+    (``_runner``), what a loss reports (``_subject``) and raises
     (``_lost_error``)."""
 
     on_lost: Optional[Callable[[X], Any]]
     lost: bool
+    renew: bool
+    ttl: Optional[float]
     _renewer: Optional[Background]
 
-    def _taking(self) -> Steps[Any]:
+    def __init__(self, ttl: Optional[float], renew: bool, on_lost: Optional[Callable[[X], Any]]) -> None:
+        self.ttl = ttl
+        self.renew = renew
+        self.on_lost = on_lost
+        self.lost = False
+        self._renewer = None
+
+    def _taking(self) -> Steps[X]:
         raise NotImplementedError
 
     def _giving_back(self) -> Steps[bool]:
         raise NotImplementedError
 
-    def _renewal(self) -> Optional[Tuple[Request, float]]:
+    def _extension(self, seconds: float) -> Request:
         raise NotImplementedError
 
     def _runner(self) -> Runner:
@@ -97,13 +113,12 @@ class Held(Generic[X]):
     def _lost_error(self) -> Exception:
         raise NotImplementedError
 
-    def _entering(self) -> Steps[Any]:
+    def _entering(self) -> Steps[X]:
         """Takes it (see ``_taking``) and starts the renewal, if any."""
         taken = yield from self._taking()
-        renewal = self._renewal()
-        if renewal is not None:
-            words, ttl = renewal
-            steps = renewing(words, ttl, self._lose)
+        if self.renew and self.ttl is not None:
+            words = self._extension(self.ttl)
+            steps = renewing(words, self.ttl, self._lose)
             self._renewer = self._runner()._background(steps, f"renew {words[1]!r}")
         return taken
 
@@ -129,5 +144,109 @@ class Held(Generic[X]):
         if renewer is not None:
             renewer.stop()
 
+    def __enter__(self) -> X:
+        taken: X = self._runner()._drive(self._entering())
+        return taken
+
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         self._runner()._drive(self._exiting(kind is None))
+
+
+class TokenLock(Recipe, Held[L]):
+    """A lock held by a token (``Lock``, a ``ReadWriteLock``'s handle),
+    ``L`` being the class itself: what its block gets and ``on_lost`` is
+    called with. ``release`` is written here; a subclass's recipes
+    ``acquire`` and ``extend`` (each with its own docstring) run
+    ``_acquiring`` and ``_extending``. A subclass builds its acquire command
+    (``_acquire_words``, ending with ``_options``), names its release and
+    extend commands (``_RELEASE``: key and token; ``_EXTEND``: key, token,
+    ``PX ms``), and says what messages call it (``_name``) and how they say
+    that a ``with`` did not take it (``_REFUSED``)."""
+
+    _RELEASE: str
+    _EXTEND: str
+    _REFUSED: str
+
+    def __init__(
+        self,
+        client: Any,
+        key: str,
+        token: Optional[str],
+        ttl: Optional[float],
+        wait: Optional[float],
+        fence: Optional[str],
+        renew: bool,
+        on_lost: Optional[Callable[[L], Any]],
+    ) -> None:
+        Recipe.__init__(self, client)
+        Held.__init__(self, ttl, renew, on_lost)
+        self.key = key
+        self.token = token if token is not None else uuid.uuid4().hex
+        self.wait = wait
+        self.fence = fence
+        self.fencing_token: Optional[int] = None
+
+    def _acquire_words(self, timeout: Optional[float]) -> Request:
+        raise NotImplementedError
+
+    def _name(self) -> str:
+        raise NotImplementedError
+
+    def _options(self, timeout: Optional[float]) -> Request:
+        """What ends an acquire command: the lease, the wait, the fence."""
+        words: Request = ()
+        if self.ttl is not None:
+            words += ("PX", ms(self.ttl))
+        if timeout is not None:
+            words += ("WAIT", ms(timeout))
+        if self.fence is not None:
+            words += ("FENCE", self.fence)
+        return words
+
+    def _granted(self, reply: Any) -> bool:
+        """True when an acquire's ``reply`` says the lock is held (then the
+        fencing token, if any, is its)."""
+        if reply is None:
+            return False
+        if self.fence is not None:
+            self.fencing_token = int(reply)
+        self.lost = False
+        return True
+
+    def _acquiring(self, timeout: Optional[float]) -> Steps[bool]:
+        """The steps of ``acquire``."""
+        return self._granted((yield waiting(self._acquire_words(timeout), timeout)))
+
+    @recipe
+    def release(self) -> Steps[bool]:
+        """True when this token held the lock and released it (the
+        renewer, if any, stops first)."""
+        self._stop_renewer()
+        return bool((yield (self._RELEASE, self.key, self.token)) == 1)
+
+    def _giving_back(self) -> Steps[bool]:
+        return (yield from TokenLock.release.steps(self))
+
+    def _extending(self, ttl: Optional[float]) -> Steps[bool]:
+        """The steps of ``extend``."""
+        seconds = ttl if ttl is not None else self.ttl
+        if seconds is None:
+            raise ValueError("extend needs a ttl")
+        return bool((yield self._extension(seconds)) == 1)
+
+    def _extension(self, seconds: float) -> Request:
+        return (self._EXTEND, self.key, self.token, "PX", ms(seconds))
+
+    def _taking(self: L) -> Steps[L]:
+        if not (yield from self._acquiring(self.wait if self.wait is not None else FOREVER)):
+            raise LockNotAcquired(f"{self._name()} {self._REFUSED}")
+        return self
+
+    def _runner(self) -> Runner:
+        return self
+
+    def _subject(self: L) -> L:
+        return self
+
+    def _lost_error(self) -> Exception:
+        return LockLost(f"{self._name()} was lost before the block ended")

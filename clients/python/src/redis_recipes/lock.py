@@ -3,14 +3,13 @@ fencing tokens (the book's ``Lock``, ``AutoReleaseLock`` and
 ``IdentityLock``)."""
 
 import uuid
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Optional
 
-from ._core import FOREVER, Recipe, Request, Steps, ms, recipe, waiting
-from ._held import Held, Runner
-from .errors import LockLost, LockNotAcquired
+from ._core import Recipe, Request, Steps, ms, recipe, waiting
+from ._held import TokenLock
 
 
-class Lock(Recipe, Held["Lock"]):
+class Lock(TokenLock["Lock"]):
     """A lock held by this object's token.
 
     ``acquire()`` tries once (the book's); ``acquire(timeout=s)`` waits up to
@@ -45,6 +44,10 @@ class Lock(Recipe, Held["Lock"]):
     ``socket_timeout`` (none by default) applies: give none shorter than the
     wait."""
 
+    _RELEASE = "LOCK.RELEASEIF"
+    _EXTEND = "LOCK.EXTEND"
+    _REFUSED = "is held by another client"
+
     def __init__(
         self,
         client: Any,
@@ -57,85 +60,27 @@ class Lock(Recipe, Held["Lock"]):
         renew: bool = False,
         on_lost: Optional[Callable[["Lock"], Any]] = None,
     ) -> None:
-        super().__init__(client)
-        self.key = key
-        self.token = token if token is not None else uuid.uuid4().hex
-        self.ttl = ttl
-        self.wait = wait
-        self.fence = fence
-        self.renew = renew
-        self.on_lost = on_lost
-        self.fencing_token: Optional[int] = None
-        self.lost = False
-        self._renewer = None
+        super().__init__(client, key, token, ttl, wait, fence, renew, on_lost)
 
     def _acquire_words(self, timeout: Optional[float]) -> Request:
         # NX: a lock this token already holds is not taken again (False), as
         # the book's SET NX answers.
-        words: Request = ("LOCK.ACQUIRE", self.key, self.token, "NX")
-        if self.ttl is not None:
-            words += ("PX", ms(self.ttl))
-        if timeout is not None:
-            words += ("WAIT", ms(timeout))
-        if self.fence is not None:
-            words += ("FENCE", self.fence)
-        return words
+        return ("LOCK.ACQUIRE", self.key, self.token, "NX", *self._options(timeout))
+
+    def _name(self) -> str:
+        return f"lock {self.key!r}"
 
     @recipe
     def acquire(self, timeout: Optional[float] = None) -> Steps[bool]:
         """True when this token now holds the lock; ``timeout``: the most
         seconds to wait for it in the server's queue (None: one try)."""
-        reply = yield waiting(self._acquire_words(timeout), timeout)
-        if reply is None:
-            return False
-        if self.fence is not None:
-            self.fencing_token = int(reply)
-        self.lost = False
-        return True
-
-    @recipe
-    def release(self) -> Steps[bool]:
-        """True when this token held the lock and released it (the
-        renewer, if any, stops first)."""
-        self._stop_renewer()
-        return bool((yield ("LOCK.RELEASEIF", self.key, self.token)) == 1)
+        return (yield from self._acquiring(timeout))
 
     @recipe
     def extend(self, ttl: Optional[float] = None) -> Steps[bool]:
         """Makes the lease end ``ttl`` seconds (default: the lock's ``ttl``)
         from now; False when this token no longer holds the lock."""
-        seconds = ttl if ttl is not None else self.ttl
-        if seconds is None:
-            raise ValueError("extend needs a ttl")
-        return bool((yield ("LOCK.EXTEND", self.key, self.token, "PX", ms(seconds))) == 1)
-
-    # ---- the context manager (see ``_held``) -------------------------------
-
-    def __enter__(self) -> "Lock":
-        self._drive(self._entering())
-        return self
-
-    def _taking(self) -> Steps["Lock"]:
-        if not (yield from Lock.acquire.steps(self, self.wait if self.wait is not None else FOREVER)):
-            raise LockNotAcquired(f"lock {self.key!r} is held by another client")
-        return self
-
-    def _giving_back(self) -> Steps[bool]:
-        return (yield from Lock.release.steps(self))
-
-    def _renewal(self) -> Optional[Tuple[Request, float]]:
-        if not self.renew or self.ttl is None:
-            return None
-        return ("LOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl)), self.ttl
-
-    def _runner(self) -> Runner:
-        return self
-
-    def _subject(self) -> "Lock":
-        return self
-
-    def _lost_error(self) -> Exception:
-        return LockLost(f"lock {self.key!r} was lost before the block ended")
+        return (yield from self._extending(ttl))
 
 
 class AutoReleaseLock(Recipe):

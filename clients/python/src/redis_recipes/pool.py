@@ -156,18 +156,10 @@ class Lease(Held[str]):
         renew: bool,
         on_lost: Optional[Callable[[str], Any]],
     ) -> None:
+        super().__init__(ttl, renew, on_lost)
         self.pool = pool
         self.timeout = timeout if timeout is not None else FOREVER
-        self.ttl = ttl
-        self.renew = renew
-        self.on_lost = on_lost
         self.resource: Optional[str] = None
-        self.lost = False
-        self._renewer = None
-
-    def __enter__(self) -> str:
-        resource: str = self.pool._drive(self._entering())
-        return resource
 
     def _taking(self) -> Steps[str]:
         resource = yield from ResourcePool.acquire.steps(self.pool, self.timeout, self.ttl)
@@ -181,10 +173,8 @@ class Lease(Held[str]):
             return False
         return (yield from ResourcePool.release.steps(self.pool, self.resource))
 
-    def _renewal(self) -> Optional[Tuple[Request, float]]:
-        if not self.renew or self.ttl is None:
-            return None
-        return ("POOL.RENEW", self.pool.key, self.resource, self.pool.owner, "PX", ms(self.ttl)), self.ttl
+    def _extension(self, seconds: float) -> Request:
+        return ("POOL.RENEW", self.pool.key, self.resource, self.pool.owner, "PX", ms(seconds))
 
     def _runner(self) -> Runner:
         return self.pool

@@ -1,12 +1,10 @@
 """RWLOCK: a fair readers-writer lock whose holders each have a lease
 (Redisson's ``RReadWriteLock``, on the module's native commands)."""
 
-import uuid
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from ._core import FOREVER, Recipe, Request, Steps, as_dict, ms, recipe, text, waiting
-from ._held import Held, Runner
-from .errors import LockLost, LockNotAcquired
+from ._core import Recipe, Request, Steps, as_dict, recipe, text
+from ._held import TokenLock
 
 READ = "read"
 WRITE = "write"
@@ -86,7 +84,7 @@ class ReadWriteLock(Recipe):
         return RwLockInfo(text(fields.get("mode")) or "none", holders, int(fields.get("waiting") or 0))
 
 
-class RwLockHandle(Recipe, Held["RwLockHandle"]):
+class RwLockHandle(TokenLock["RwLockHandle"]):
     """One holder of a ``ReadWriteLock``: its token and mode (``"read"`` or
     ``"write"``), used as a ``Lock`` is (see ``Lock`` for waits, renewal and
     losing the lease); the lock's ``ttl``, ``wait``, ``fence``, ``renew`` and
@@ -97,67 +95,41 @@ class RwLockHandle(Recipe, Held["RwLockHandle"]):
     token holding the read lock cannot ask for the write lock
     (``CannotUpgrade``): release it first."""
 
+    _RELEASE = "RWLOCK.RELEASE"
+    _EXTEND = "RWLOCK.EXTEND"
+    _REFUSED = "was not acquired in time"
+
     def __init__(self, rwlock: ReadWriteLock, mode: str, token: Optional[str] = None) -> None:
-        super().__init__(rwlock.client)
         if mode not in (READ, WRITE):
             raise ValueError(f'mode is "{READ}" or "{WRITE}", not {mode!r}')
+        super().__init__(rwlock.client, rwlock.key, token, rwlock.ttl, rwlock.wait, rwlock.fence,
+                         rwlock.renew, rwlock.on_lost)
         self.rwlock = rwlock
-        self.key = rwlock.key
         self.mode = mode
-        self.token = token if token is not None else uuid.uuid4().hex
-        self.ttl = rwlock.ttl
-        self.wait = rwlock.wait
-        self.fence = rwlock.fence
-        self.renew = rwlock.renew
-        self.on_lost = rwlock.on_lost
-        self.fencing_token: Optional[int] = None
-        self.lost = False
-        self._renewer = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.mode} {self.key!r} token={self.token!r}>"
 
-    def _acquire_words(self, mode: str, timeout: Optional[float]) -> Request:
-        words: Request = ("RWLOCK.ACQUIRE", self.key, mode.upper(), self.token)
-        if self.ttl is not None:
-            words += ("PX", ms(self.ttl))
-        if timeout is not None:
-            words += ("WAIT", ms(timeout))
-        if self.fence is not None:
-            words += ("FENCE", self.fence)
-        return words
+    def _acquire_words(self, timeout: Optional[float], mode: Optional[str] = None) -> Request:
+        """The acquire command, in the handle's mode unless ``mode``."""
+        return ("RWLOCK.ACQUIRE", self.key, (mode or self.mode).upper(), self.token, *self._options(timeout))
 
-    def _granted(self, reply: Any) -> bool:
-        if reply is None:
-            return False
-        if self.fence is not None:
-            self.fencing_token = int(reply)
-        self.lost = False
-        return True
+    def _name(self) -> str:
+        return f"{self.mode} lock {self.key!r}"
 
     @recipe
     def acquire(self, timeout: Optional[float] = None) -> Steps[bool]:
         """True when this token now holds the lock in the handle's mode;
         ``timeout``: the most seconds to wait for it in the server's queue
         (None: one try)."""
-        return self._granted((yield waiting(self._acquire_words(self.mode, timeout), timeout)))
-
-    @recipe
-    def release(self) -> Steps[bool]:
-        """True when this token held the lock and released it (the
-        renewer, if any, stops first)."""
-        self._stop_renewer()
-        return bool((yield ("RWLOCK.RELEASE", self.key, self.token)) == 1)
+        return (yield from self._acquiring(timeout))
 
     @recipe
     def extend(self, ttl: Optional[float] = None) -> Steps[bool]:
         """Makes this holder's lease end ``ttl`` seconds (default: the
         lock's ``ttl``) from now; False when this token no longer holds the
         lock."""
-        seconds = ttl if ttl is not None else self.ttl
-        if seconds is None:
-            raise ValueError("extend needs a ttl")
-        return bool((yield ("RWLOCK.EXTEND", self.key, self.token, "PX", ms(seconds))) == 1)
+        return (yield from self._extending(ttl))
 
     @recipe
     def downgrade(self) -> Steps[bool]:
@@ -169,35 +141,7 @@ class RwLockHandle(Recipe, Held["RwLockHandle"]):
         ``ValueError``."""
         if self.mode != WRITE:
             raise ValueError("only a write lock can be downgraded")
-        granted = self._granted((yield self._acquire_words(READ, None)))
+        granted = self._granted((yield self._acquire_words(None, READ)))
         if granted:
             self.mode = READ
         return granted
-
-    # ---- the context manager (see ``_held``) -------------------------------
-
-    def __enter__(self) -> "RwLockHandle":
-        self._drive(self._entering())
-        return self
-
-    def _taking(self) -> Steps["RwLockHandle"]:
-        if not (yield from RwLockHandle.acquire.steps(self, self.wait if self.wait is not None else FOREVER)):
-            raise LockNotAcquired(f"{self.mode} lock {self.key!r} was not acquired in time")
-        return self
-
-    def _giving_back(self) -> Steps[bool]:
-        return (yield from RwLockHandle.release.steps(self))
-
-    def _renewal(self) -> Optional[Tuple[Request, float]]:
-        if not self.renew or self.ttl is None:
-            return None
-        return ("RWLOCK.EXTEND", self.key, self.token, "PX", ms(self.ttl)), self.ttl
-
-    def _runner(self) -> Runner:
-        return self
-
-    def _subject(self) -> "RwLockHandle":
-        return self
-
-    def _lost_error(self) -> Exception:
-        return LockLost(f"{self.mode} lock {self.key!r} was lost before the block ended")
