@@ -3,8 +3,8 @@
 # recipe as a Lua script and the client-side recipe, on each server, in one
 # run, side by side as ratios. Rounds are interleaved and the median is kept,
 # so a burst of load on a shared machine hits all rows alike.
-# IDGEN and ARTICLE rows come from redis-benchmark; LOCK rows and the CACHE.HSET
-# transaction row from examples/bench_driver.rs
+# IDGEN and ARTICLE rows come from redis-benchmark; LOCK and RWLOCK rows and the
+# CACHE.HSET transaction row from examples/bench_driver.rs
 # (acquire/release pairs and 16-client contention need a driver).
 # FAMILIES="article lock" make bench runs only those families' rows.
 # Each __rand_int__ is drawn on its own, so a slug with two of them does not
@@ -22,6 +22,7 @@ article_results=bench/results/article.md
 cache_results=bench/results/cache.md
 idpool_results=bench/results/idpool.md
 lock_results=bench/results/lock.md
+rwlock_results=bench/results/rwlock.md
 hot_results=bench/results/hot.md
 rate_results=bench/results/rate.md
 pool_results=bench/results/pool.md
@@ -427,13 +428,14 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock cache idpool rate pool waiting dropin cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate pool waiting dropin cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=() waiting_table=() dropin_sections=()
+pool_table=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 for server in "${servers[@]}"; do
   start_server "${server#*:}"
   label=$(server_label "${server%%:*}" "$port")
@@ -456,6 +458,11 @@ for server in "${servers[@]}"; do
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
+  fi
+  if wants rwlock; then
+    "$driver" "$port" "$label" rwlock "$rounds" >"$dir/rwlock_rows"
+    rwlock_table+=("$(grep -v '^waits|' "$dir/rwlock_rows")")
+    rwlock_waits_table+=("$(sed -n 's/^waits|//p' "$dir/rwlock_rows")")
   fi
   if wants hot; then
     hot_table+=("$(hot_rows "$label" standalone "$port")")
@@ -574,6 +581,44 @@ wants lock && {
   printf '%s\n' "${contention_table[@]}"
 } | tee "$lock_results.tmp"
 wants lock && mv "$lock_results.tmp" "$lock_results"
+
+wants rwlock && {
+  echo "# RWLOCK benchmark"
+  echo
+  machine
+  echo "1-minute load average before the run: $load_before, after it: $(cut -d' ' -f1 /proc/loadavg) (2 cores,"
+  echo "shared with whatever else ran on the machine)."
+  echo
+  echo "examples/bench_driver.rs, $rounds interleaved rounds (RWLOCK and LOCK in turn, the side that goes"
+  echo "first alternating), data flushed before each run. Rates are medians with the range of the rounds;"
+  echo "a ratio is the median of the per-round ratios, with their range."
+  echo
+  echo "*Read-mostly*: 16 clients share one lock for 5 s. Each loops: draw READ (probability 0.9) or WRITE,"
+  echo "\`RWLOCK.ACQUIRE rw READ|WRITE <token> PX 10000 WAIT 5000\`, hold 1 ms, \`RWLOCK.RELEASE rw <token>\`,"
+  echo "ask again at once. LOCK runs the same draws with every section exclusive: \`LOCK.ACQUIRE lk <token>"
+  echo "PX 10000 WAIT 5000\` + \`LOCK.RELEASEIF lk <token>\`. A section is counted when it is released."
+  echo "*Uncontended*: 8 clients pipelining 64 pairs each over a bare RESP connection, every pair on a lock"
+  echo "of its own: \`RWLOCK.ACQUIRE rw:<n> READ tok PX 60000\` + \`RWLOCK.RELEASE rw:<n> tok\` against"
+  echo "\`LOCK.ACQUIRE lk:<n> tok PX 60000\` + \`LOCK.RELEASEIF lk:<n> tok\`; rounds of 2 s."
+  echo
+  echo "| server | workload | RWLOCK | LOCK | RWLOCK ÷ LOCK | target |"
+  echo "|---|---|---:|---:|---|---|"
+  printf '%s\n' "${rwlock_table[@]}"
+  echo
+  echo "## The read-mostly runs"
+  echo
+  echo "Waits from asking to holding, in ms (p50 / p99 / max over every section of every round), split by"
+  echo "the mode drawn (under LOCK both are exclusive). *Holders at once*: the time clients spent holding"
+  echo "(from the grant's reply to the release's reply) over the run's time, median of the rounds with their"
+  echo "range: under LOCK it stays near 1 (a little above: a release's reply and the next grant overlap)."
+  echo "*Fewest*: the sections of the least served client in its worst round, and its share of the mean."
+  echo "*Timed out*: acquisitions that gave up after WAIT 5000, all rounds."
+  echo
+  echo "| server | lock | READ waits ms | WRITE waits ms | holders at once | fewest | timed out |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${rwlock_waits_table[@]}"
+} | tee "$rwlock_results.tmp"
+wants rwlock && mv "$rwlock_results.tmp" "$rwlock_results"
 wants idpool && {
   echo "# IDPOOL benchmark"
   echo
