@@ -116,8 +116,9 @@ the start of its text, and no other. A server without the module answers
 _FAMILIES = ("idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.")
 
 _LOAD_HINT = (
-    "the server has no 'recipes' module (MODULE LIST does not show it): load it with "
-    "'loadmodule /path/to/librecipes.so' in redis.conf, or MODULE LOAD /path/to/librecipes.so"
+    "the server has no 'recipes' module, or one older than this command (MODULE LIST shows "
+    "its version; each command's release is in its COMMAND DOCS 'since'): load this release "
+    "with 'loadmodule /path/to/librecipes.so' in redis.conf, or MODULE LOAD /path/to/librecipes.so"
 )
 
 
