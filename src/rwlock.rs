@@ -37,7 +37,7 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
-use crate::common::errors::{self, OVERFLOW, SYNTAX_ERROR};
+use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::lease::{self, NO_END};
@@ -215,7 +215,8 @@ fn take(
 ) -> Result<Take<(RedisValue, Decision)>, RedisError> {
     let name = key.name();
     let now = now();
-    let decision = match lock_at(key)? {
+    let held = lock_at(key)?;
+    let decision = match &held {
         Some(lock) => lock.decide(token, asked.mode, others_wait, now),
         None => RwLock::default().decide(token, asked.mode, others_wait, now),
     };
@@ -226,14 +227,13 @@ fn take(
         }
         _ => None,
     };
-    if key.kind() == Kind::Empty {
-        if decision == Decision::Busy {
-            return Ok(Take::Nothing(None));
+    let lock = match held {
+        Some(lock) => lock,
+        None if decision == Decision::Busy => return Ok(Take::Nothing(None)),
+        None => {
+            key.set_typed_value(adopt(RwLock::default()))?;
+            lock_at(key)?.ok_or(NOT_STORED)?
         }
-        key.set_typed_value(adopt(RwLock::default()))?;
-    }
-    let Some(lock) = lock_at(key)? else {
-        return Ok(Take::Nothing(None));
     };
     let freed = reclaim(ctx, lock, now);
     if decision == Decision::Busy {
