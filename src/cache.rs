@@ -19,7 +19,7 @@ use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::Replied;
-use crate::common::time::{now_ms, ttl_ms};
+use crate::common::time::{self, ttl_ms};
 use crate::entry;
 
 const EX: OptSpec = OptSpec::valued("EX");
@@ -65,7 +65,7 @@ fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             replicate::verbatim(ctx);
         }
         Some(ms) => {
-            let at = now_ms().saturating_add(ms);
+            let at = time::from_now("cache.setjson", ms)?;
             key.set_value(&minified, Some(at))?;
             let (name, value) = (Word::Arg(*name), Word::Bytes(&minified));
             replicate::effect(
@@ -140,6 +140,8 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         Kind::Empty | Kind::Hash => {}
         Kind::String | Kind::Other => return Err(RedisError::WrongType),
     }
+    // Made before anything is written: a time past the largest is an error.
+    let at = time::from_now("cache.hset", ttl)?;
     let mut added = 0;
     let mut words = Vec::with_capacity(1 + pairs.len());
     words.push(Word::Arg(*name));
@@ -150,7 +152,6 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
         words.extend([Word::Arg(field), Word::Arg(value)]);
     }
-    let at = now_ms().saturating_add(ttl);
     key.set_expire_at(Some(at));
     replicate::effect(ctx, c"HSET", &words);
     replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(*name), Word::Int(at)]);

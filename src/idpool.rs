@@ -83,10 +83,10 @@ fn parse_ttl(command: &str, arg: Option<Arg>) -> Result<Option<u64>, RedisError>
 
 /// The absolute end of a lease of `ttl` ms from `now` (never without one).
 fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
-    let Some(ttl) = ttl else { return Ok(NO_END) };
-    now.checked_add(ttl)
-        .filter(|&at| lease::valid(at) && at != NO_END)
-        .ok_or_else(|| errors::invalid_expire(command))
+    let ttl = ttl
+        .map(|ttl| i64::try_from(ttl).map_err(|_| errors::invalid_expire(command)))
+        .transpose()?;
+    lease::end_after(command, now, ttl)
 }
 
 /// The pool at `key`; a missing one is an error naming the key, so that a

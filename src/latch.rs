@@ -29,7 +29,7 @@ use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::stats::Stat;
-use crate::common::time::{now_ms, ttl_ms};
+use crate::common::time::{self, now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::entry;
 
@@ -106,7 +106,10 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Ok(RedisValue::Integer(0).into());
     }
     let digits = itoa::Buffer::new().format(count).as_bytes().to_vec();
-    match lease.map(|ms| now_ms().saturating_add(ms)) {
+    match lease
+        .map(|ms| time::from_now("latch.set", ms))
+        .transpose()?
+    {
         None => {
             key.set_value(&digits, None)?;
             replicate::verbatim(ctx);

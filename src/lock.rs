@@ -29,7 +29,7 @@ use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{now_ms, ttl_ms};
+use crate::common::time::{self, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
 use crate::entry;
 
@@ -89,20 +89,22 @@ impl Family for Locks {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        let expire_at = lease_end(request.lease);
-        let granted = grant(
-            ctx,
-            &lock,
-            fence.as_ref(),
-            &request.token,
-            expire_at,
-            Holder::Nobody,
-        );
-        let handed = Handed {
-            token: request.token.clone(),
-            expire_at,
-        };
-        Offer::of(granted.map(|reply| Take::Got((reply, handed))))
+        let granted = lease_end(request.lease).and_then(|expire_at| {
+            let reply = grant(
+                ctx,
+                &lock,
+                fence.as_ref(),
+                &request.token,
+                expire_at,
+                Holder::Nobody,
+            )?;
+            let handed = Handed {
+                token: request.token.clone(),
+                expire_at,
+            };
+            Ok(Take::Got((reply, handed)))
+        });
+        Offer::of(granted)
     }
 
     /// A hand-off whose reply never reached the waiter: the lock is released
@@ -173,7 +175,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             &lock,
             fence_key.as_ref(),
             token,
-            lease_end(lease),
+            lease_end(lease)?,
             holder,
         )
         .map(Reply::from),
@@ -212,8 +214,10 @@ enum Holder {
 /// The end of a lease of `ms` from now (none without a lease). A lease ends
 /// at a time of this server's clock: replicated as its effect, with that
 /// absolute time.
-fn lease_end(lease: Option<i64>) -> Option<i64> {
-    lease.map(|ms| now_ms().saturating_add(ms))
+fn lease_end(lease: Option<i64>) -> Result<Option<i64>, RedisError> {
+    lease
+        .map(|ms| time::from_now("lock.acquire", ms))
+        .transpose()
 }
 
 /// Makes `token` the holder until `expire_at` and, with a fence key, the
@@ -306,8 +310,11 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         let held = lock.string()? == Some(token);
         let at = match (held, add.is_some()) {
             (false, _) => None,
-            (true, true) => lock.expire_at().map(|end| end.saturating_add(lease)),
-            (true, false) => Some(now_ms().saturating_add(lease)),
+            (true, true) => match lock.expire_at() {
+                Some(end) => Some(time::after("lock.extend", end, lease)?),
+                None => None,
+            },
+            (true, false) => Some(time::from_now("lock.extend", lease)?),
         };
         if let Some(at) = at {
             lock.set_expire_at(Some(at));

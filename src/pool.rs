@@ -81,9 +81,10 @@ fn lease(command: &str, options: [Option<&[Arg]>; 2]) -> Result<Option<i64>, Red
     ttl_ms(command, single(px), single(ex))
 }
 
-/// The absolute end of a lease of `ms` from now (never without one).
-fn until(lease: Option<i64>) -> u64 {
-    lease.map_or(NO_END, |ms| now().saturating_add(ms as u64))
+/// The absolute end of a lease of `ms` from now (never without one),
+/// checked before anything is written.
+fn until(command: &str, lease: Option<i64>) -> Result<u64, RedisError> {
+    lease::end_after(command, now(), lease)
 }
 
 /// The pool at `key`, `None` for a missing key.
@@ -138,8 +139,8 @@ fn take(
     let Some(pool) = pool_at(key)? else {
         return Ok(Take::Nothing(None));
     };
+    let until = until("pool.acquire", lease)?;
     let freed = reclaim(ctx, pool);
-    let until = until(lease);
     let Some(resource) = pool.take(owner, until).map(<[u8]>::to_vec) else {
         let next = pool.next_end().map(|at| at as i64);
         if !freed.is_empty() {
@@ -364,8 +365,8 @@ fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::Integer(0).into());
     };
+    let until = until("pool.renew", Some(lease))?;
     let freed = reclaim(ctx, pool);
-    let until = until(Some(lease));
     let renewed = pool.renew(resource.as_bytes(), owner, until);
     if renewed || !freed.is_empty() {
         let held = renewed.then_some((resource.as_bytes(), owner, until));

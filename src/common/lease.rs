@@ -3,6 +3,8 @@
 
 use redis_module::RedisError;
 
+use super::{errors, time};
+
 /// The stored end of a lease that does not end: after every time.
 pub const NO_END: u64 = u64::MAX;
 
@@ -10,6 +12,14 @@ pub const NO_END: u64 = u64::MAX;
 /// or a Unix millisecond time a signed 64-bit integer holds.
 pub fn valid(end: u64) -> bool {
     end == NO_END || (1..=i64::MAX as u64).contains(&end)
+}
+
+/// The end of a lease of `ms` (none: no end) from the Unix time `from`
+/// (ms), checked by [`time::after`]: always [`valid`].
+pub fn end_after(command: &str, from: u64, ms: Option<i64>) -> Result<u64, RedisError> {
+    let Some(ms) = ms else { return Ok(NO_END) };
+    let from = i64::try_from(from).map_err(|_| errors::invalid_expire(command))?;
+    Ok(time::after(command, from, ms)? as u64)
 }
 
 /// The end as an effect or an AOF rewrite carries it
@@ -58,5 +68,17 @@ mod tests {
         assert!(!valid(i64::MAX as u64 + 1));
         assert_eq!(to_reply(NO_END), -1);
         assert_eq!(to_reply(5), 5);
+    }
+
+    #[test]
+    fn an_end_is_never_made_past_the_largest_time() {
+        assert_eq!(end_after("x", 5, None).ok(), Some(NO_END));
+        assert_eq!(end_after("x", 5, Some(7)).ok(), Some(12));
+        let largest = i64::MAX as u64;
+        assert_eq!(end_after("x", 1, Some(i64::MAX - 1)).ok(), Some(largest));
+        assert!(valid(largest));
+        assert!(end_after("x", 2, Some(i64::MAX - 1)).is_err());
+        assert!(end_after("x", largest, Some(largest as i64)).is_err());
+        assert!(end_after("x", NO_END, Some(1)).is_err());
     }
 }

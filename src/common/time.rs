@@ -25,8 +25,53 @@ pub fn ttl_ms(command: &str, px: Option<Arg>, ex: Option<Arg>) -> Result<Option<
         (None, Some(s)) => s.to_i64()?.checked_mul(1000).ok_or_else(invalid)?,
         (None, None) => return Ok(None),
     };
-    if ms <= 0 || now_ms().checked_add(ms).is_none() {
+    if ms <= 0 {
         return Err(invalid());
     }
+    after(command, now_ms(), ms)?;
     Ok(Some(ms))
+}
+
+/// The time `ms` milliseconds after the Unix time `at` (ms): the one place a
+/// stored time (a key's expiry, a lease's end) is summed. The sum must be a
+/// time every server takes back (`1..=i64::MAX`: a replica applying it, a
+/// loader reading it, `RESTORE` of the key's `DUMP`); else, as `SET` refuses
+/// a time past its range, `ERR invalid expire time in '<command>' command`,
+/// before the command changes anything.
+pub fn after(command: &str, at: i64, ms: i64) -> Result<i64, RedisError> {
+    at.checked_add(ms)
+        .filter(|&end| end > 0)
+        .ok_or_else(|| errors::invalid_expire(command))
+}
+
+/// [`after`] from the server's clock now.
+pub fn from_now(command: &str, ms: i64) -> Result<i64, RedisError> {
+    after(command, now_ms(), ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sum_past_the_largest_time_is_refused() {
+        assert_eq!(after("x", 5, 7).ok(), Some(12));
+        assert_eq!(after("x", 0, i64::MAX).ok(), Some(i64::MAX));
+        assert_eq!(after("x", 1, i64::MAX - 1).ok(), Some(i64::MAX));
+        for (at, ms) in [
+            (1, i64::MAX),
+            (i64::MAX, 1),
+            (i64::MAX, i64::MAX),
+            (0, 0),
+            (-5, 3),
+        ] {
+            let Err(error) = after("rwlock.extend", at, ms) else {
+                panic!("{at} + {ms} accepted");
+            };
+            assert_eq!(
+                error.to_string(),
+                "ERR invalid expire time in 'rwlock.extend' command"
+            );
+        }
+    }
 }
