@@ -63,7 +63,7 @@ figure() { # name, flavor
   echo
   echo "| figure | redis-server (7.0) | redis-server-8.6 | valkey-server |"
   echo "|---|---:|---:|---:|"
-  for name in calls_fuzzed calls_failed calls_blocked crashes hostile_calls hostile_calls_failed hostile_crashes hostile_calls_blocked hostile_slug_taken acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
+  for name in calls_fuzzed calls_failed calls_blocked crashes hostile_calls hostile_calls_failed hostile_crashes hostile_calls_blocked hostile_slug_taken edge_calls edge_calls_accepted edge_round_trips edge_reloads acknowledged_writes acknowledged_writes_lost ids_repeated_after_failover keys_differing_after_resharding; do
     echo "| $name | $(figure "$name" redis-server) | $(figure "$name" redis-server-8.6) | $(figure "$name" valkey-server) |"
   done
   echo

@@ -65,6 +65,8 @@ const WAIT: OptSpec = OptSpec::valued("WAIT");
 const FENCE: OptSpec = OptSpec::valued("FENCE");
 const ADD: OptSpec = OptSpec::flag("ADD");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
+/// The name errors give `RWLOCK.EXTEND`.
+const EXTEND: &str = "rwlock.extend";
 
 const UPGRADE: RedisError = RedisError::Str(
     "ERR token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
@@ -102,11 +104,6 @@ fn lease(command: &str, px: Option<&[Arg]>, ex: Option<&[Arg]>) -> Result<Option
     ttl_ms(command, single(px), single(ex))
 }
 
-/// The absolute end of a lease of `ms` from now (none without one).
-fn until(lease: Option<i64>) -> u64 {
-    lease.map_or(NO_END, |ms| now().saturating_add(ms as u64))
-}
-
 /// The lock at `key`, `None` for a missing key.
 fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
     key.typed_value::<RwLock>()
@@ -137,9 +134,12 @@ fn follow(key: &Key, last: Option<u64>, event: &CStr) {
     let at = (last != NO_END).then_some(last as i64);
     if key.expire_at() != at {
         key.set_expire_at(at);
-        if at.is_some() {
-            key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-        }
+        // The events of `PEXPIREAT` and `PERSIST`.
+        let event = match at {
+            Some(_) => c"expire",
+            None => c"persist",
+        };
+        key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, event);
     }
 }
 
@@ -215,6 +215,7 @@ fn take(
 ) -> Result<Take<(RedisValue, Decision)>, RedisError> {
     let name = key.name();
     let now = now();
+    let until = lease::end_after("rwlock.acquire", now, asked.lease)?;
     let held = lock_at(key)?;
     let decision = match &held {
         Some(lock) => lock.decide(token, asked.mode, others_wait, now),
@@ -248,7 +249,6 @@ fn take(
             next.map(|end| (end as i64).saturating_add(1)),
         ));
     }
-    let until = until(asked.lease);
     lock.hold(token, asked.mode, until);
     let last = lock.last_end();
     replicate_effect(ctx, name, &freed, Some((asked.mode, token, until)));
@@ -433,7 +433,11 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             replicate::verbatim(ctx);
         }
         if released || reclaimed {
-            follow(&key, last, c"rwlock.release");
+            let event = match released {
+                true => c"rwlock.release",
+                false => c"rwlock.reclaim",
+            };
+            follow(&key, last, event);
         }
         (released, released || reclaimed)
     };
@@ -452,20 +456,26 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
-    let lease = lease("rwlock.extend", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let lease = lease(EXTEND, px, ex)?.ok_or(SYNTAX_ERROR)?;
     let extended = {
         let mut key = Key::write(ctx, *name);
         let Some(lock) = lock_at(&mut key)? else {
             return Ok(RedisValue::Integer(0).into());
         };
-        let freed = reclaim(ctx, lock, now());
-        let held = lock.held_by(token).zip(lock.end_of(token));
+        let now = now();
+        // Decided before anything is written: a lease that ended counts as
+        // gone (it is reclaimed below), and an end past the largest time is
+        // an error that changes nothing.
+        let held = lock
+            .held_by(token)
+            .zip(lock.end_of(token))
+            .filter(|&(_, end)| end >= now);
         let until = match (held, add.is_some()) {
-            (None, _) => None,
-            (Some((_, NO_END)), true) => None,
-            (Some((mode, end)), true) => Some((mode, end.saturating_add(lease as u64))),
-            (Some((mode, _)), false) => Some((mode, until(Some(lease)))),
+            (None, _) | (Some((_, NO_END)), true) => None,
+            (Some((mode, end)), true) => Some((mode, lease::end_after(EXTEND, end, Some(lease))?)),
+            (Some((mode, _)), false) => Some((mode, lease::end_after(EXTEND, now, Some(lease))?)),
         };
+        let freed = reclaim(ctx, lock, now);
         if let Some((mode, until)) = until {
             lock.hold(token, mode, until);
         }
@@ -473,7 +483,11 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         if until.is_some() || !freed.is_empty() {
             let held = until.map(|(mode, until)| (mode, token, until));
             replicate_effect(ctx, *name, &freed, held);
-            follow(&key, last, c"rwlock.extend");
+            let event = match until {
+                Some(_) => c"rwlock.extend",
+                None => c"rwlock.reclaim",
+            };
+            follow(&key, last, event);
         }
         until.is_some()
     };
@@ -601,7 +615,7 @@ impl Stored for RwLock {
     /// in token order.
     fn save(&self, out: &mut Writer) {
         out.unsigned(self.stored_mode());
-        out.unsigned(self.holders().count() as u64);
+        out.unsigned(self.holder_count() as u64);
         for (token, until) in self.holders() {
             out.bytes(token);
             out.unsigned(until);
@@ -711,7 +725,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write slow blocking",
         arity: -4,
         summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
-        complexity: c"O(N) for N holders, plus O(W) over the W waiters served",
+        complexity: c"O(log N) for N holders; O(N) when holders go (ended leases, a writer taking over) or the earliest or latest lease end moves inward; plus O(log N) per waiter admitted",
         since: SINCE,
         args: &[
             KEY,
@@ -729,7 +743,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write fast",
         arity: 3,
         summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
-        complexity: c"O(N) for N holders, plus O(W) over the W waiters served",
+        complexity: c"O(log N) for N holders; O(N) when ended leases go or the holder had the earliest or latest lease end; plus O(log N) per waiter admitted",
         since: SINCE,
         args: &[KEY, TOKEN],
     },
@@ -740,7 +754,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write fast",
         arity: -5,
         summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
-        complexity: c"O(N) for N holders",
+        complexity: c"O(log N) for N holders; O(N) when ended leases go or the earliest or latest lease end moves inward",
         since: SINCE,
         args: &[
             KEY,
@@ -756,7 +770,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"read slow",
         arity: 2,
         summary: c"Returns a readers-writer lock's mode, its holders with their lease ends, and how many clients wait",
-        complexity: c"O(N) for N holders",
+        complexity: c"O(N) for N holders: the reply lists every holder",
         since: SINCE,
         args: &[KEY],
     },
@@ -767,7 +781,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"write",
         arity: -2,
         summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
-        complexity: c"O(C*N) for C changes and N holders",
+        complexity: c"O(C*log(N)) for C changes and N holders; O(N) when holders go or the earliest or latest lease end moves inward",
         since: SINCE,
         args: &[
             KEY,

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use harness::resp::{Client, Reply};
 use harness::{
-    cmd, command_flags, digest, int, module_commands, ok, reply, show, Cluster, Connection, Flavor,
+    cmd, command_flags, digest, int, module_commands, ok, query, reply, show, Cluster, Connection, Flavor,
     Replicated, Server, Value,
 };
 use rand::rngs::StdRng;
@@ -1248,5 +1248,257 @@ server_tests! {
                 }
             }
         }
+    }
+}
+
+// ---- every integer argument at its edges ------------------------------------
+
+/// The calls the edge run makes of one sample: the sample itself, and the
+/// sample with each optional argument `COMMAND DOCS` documents that it
+/// lacks (a flag such as `ADD`, or a tokened integer such as `WAIT 1000` or
+/// `TTL 1000`), so that a flag changing what an integer means (`ADD` sums
+/// two leases) meets every edge too.
+fn variants(words: &[String], doc: &CommandDoc) -> Vec<Vec<String>> {
+    let has = |token: &[u8]| words.iter().any(|w| w.as_bytes().eq_ignore_ascii_case(token));
+    let with = |extra: &[&[u8]]| {
+        let mut call = words.to_vec();
+        call.extend(extra.iter().map(|w| String::from_utf8_lossy(w).into_owned()));
+        call
+    };
+    let mut calls = vec![words.to_vec()];
+    for arg in doc.args.iter().filter(|arg| arg.optional) {
+        let tokens: Vec<&ArgDoc> = std::iter::once(arg).chain(&arg.children).collect();
+        if tokens.iter().any(|a| a.token.as_deref().is_some_and(has)) {
+            continue;
+        }
+        match (arg.kind.as_str(), &arg.token) {
+            ("pure-token", Some(token)) => calls.push(with(&[token])),
+            ("integer", Some(token)) => calls.push(with(&[token, b"1000"])),
+            ("oneof", _) => {
+                for child in &arg.children {
+                    match (child.kind.as_str(), &child.token) {
+                        ("pure-token", Some(token)) => calls.push(with(&[token])),
+                        ("integer", Some(token)) => calls.push(with(&[token, b"1000"])),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    calls
+}
+
+/// The integers one argument meets: 0, 1, -1, its sample value, the largest
+/// it accepts and one more (with a margin below for a time that moves), and
+/// the ends of the signed and unsigned 64-bit ranges and one past them.
+fn edges(sample: i128, largest: i128) -> Vec<i128> {
+    let mut values = vec![
+        0,
+        1,
+        -1,
+        sample,
+        largest,
+        largest + 1,
+        i128::from(i64::MAX),
+        i128::from(i64::MAX) + 1,
+        i128::from(u64::MAX) + 1,
+    ];
+    if largest > 2_000_000 {
+        values.push(largest - 1_000_000);
+    }
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// A server and its replica under the edge run: the calls go on a raw
+/// connection (a call that waits is unblocked after a moment), the checks
+/// on another.
+struct EdgeRun<'p> {
+    pair: &'p Replicated,
+    con: Connection,
+    calls: Client,
+    calls_id: String,
+    accepted: usize,
+    round_trips: usize,
+}
+
+impl<'p> EdgeRun<'p> {
+    fn new(pair: &'p Replicated) -> Self {
+        let mut calls = Client::connect(pair.primary.port).expect("connect");
+        let calls_id = calls.call(&[b"CLIENT", b"ID"]).expect("CLIENT ID").text();
+        EdgeRun {
+            pair,
+            con: pair.primary.con(),
+            calls,
+            calls_id,
+            accepted: 0,
+            round_trips: 0,
+        }
+    }
+
+    /// An empty dataset but for the samples' setup.
+    fn fresh(&mut self) {
+        ok(&mut self.con, &["FLUSHALL"]);
+        sample_data(&mut self.con);
+    }
+
+    /// The reply to `argv`; a call still waiting after 300 ms is unblocked
+    /// (it was accepted: it waits).
+    fn call(&mut self, argv: &[String]) -> Reply {
+        let words: Vec<&[u8]> = argv.iter().map(|w| w.as_bytes()).collect();
+        self.calls.send(&words).expect("send");
+        if !self.calls.reply_started(Duration::from_millis(300)).expect("read") {
+            int(&mut self.con, &["CLIENT", "UNBLOCK", &self.calls_id]);
+        }
+        self.calls.read().expect("a reply")
+    }
+
+    /// Whether the sample call with `value` at `at` is accepted on the
+    /// samples' data.
+    fn accepts(&mut self, call: &[String], at: usize, value: i128) -> bool {
+        self.fresh();
+        let mut call = call.to_vec();
+        call[at] = value.to_string();
+        !self.call(&call).is_error()
+    }
+
+    /// The largest value at `at` the call accepts, from one it accepts (a
+    /// boundary: accepted there, refused one above).
+    fn largest(&mut self, call: &[String], at: usize, accepted: i128) -> i128 {
+        let (mut low, mut high) = (accepted, i128::from(i64::MAX) + 1);
+        if self.accepts(call, at, high - 1) {
+            return high - 1;
+        }
+        while high - low > 1 {
+            let middle = low + (high - low) / 2;
+            if self.accepts(call, at, middle) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        low
+    }
+
+    /// After an accepted call: every key of a module type survives `DUMP`
+    /// and `RESTORE`, and the replica holds what the primary holds.
+    fn check(&mut self, after: &str) {
+        let keys: Vec<Vec<u8>> = query(&mut self.con, &["KEYS", "*"]);
+        for key in keys {
+            let kind: String = redis::cmd("TYPE").arg(&key[..]).query(&mut self.con).unwrap();
+            if BUILT_IN_TYPES.contains(&kind.as_str()) {
+                continue;
+            }
+            let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key[..]).query(&mut self.con).unwrap();
+            let Some(dump) = dump else { continue };
+            let restored = redis::cmd("RESTORE")
+                .arg("edge:round-trip")
+                .arg(0)
+                .arg(&dump[..])
+                .arg("REPLACE")
+                .query::<Value>(&mut self.con);
+            assert_eq!(
+                restored,
+                Ok(Value::Okay),
+                "after {after}: RESTORE of the DUMP of {} ({kind})",
+                key.escape_ascii()
+            );
+            assert_eq!(int(&mut self.con, &["DEL", "edge:round-trip"]), 1);
+            self.round_trips += 1;
+        }
+        self.replica_agrees(after);
+    }
+
+    /// The replica's `DEBUG DIGEST` equals the primary's (looked at again
+    /// while a key that expired on the primary is on its way as a `DEL`).
+    fn replica_agrees(&mut self, after: &str) {
+        let mut replica = self.pair.replica.con();
+        let mut last = (String::new(), String::new());
+        for _ in 0..40 {
+            self.pair.sync();
+            last = (digest(&mut self.con), digest(&mut replica));
+            if last.0 == last.1 {
+                return;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        panic!("after {after}: the replica's digest {} differs from the primary's {}", last.1, last.0);
+    }
+}
+
+const BUILT_IN_TYPES: &[&str] = &["string", "list", "set", "zset", "hash", "stream", "none"];
+
+/// The edge run: every integer argument of every sample call (and of its
+/// variants) at each of its [`edges`], the call made twice (a second call
+/// adds to what the first stored: `ADD`, a renewal, a count), after the
+/// sample with the same value where a variant adds a flag. After each
+/// accepted call the keys of module types round-trip and the replica
+/// agrees; after each pair `DEBUG RELOAD` reads back what was written.
+/// Returns (calls made, calls accepted, round trips, reloads).
+fn edge_run(flavor: Flavor) -> (usize, usize, usize, usize) {
+    let pair = Replicated::start(flavor);
+    let mut run = EdgeRun::new(&pair);
+    let docs = discover(&mut Client::connect(pair.primary.port).expect("connect"));
+    let (mut calls, mut reloads) = (0, 0);
+    for (name, words, _) in samples().calls {
+        let Some(doc) = docs.iter().find(|doc| doc.name == name) else {
+            panic!("{name}: no COMMAND DOCS");
+        };
+        let sample = words.clone();
+        for call in variants(&words, doc) {
+            for at in 1..call.len() {
+                let Ok(value) = call[at].parse::<i64>() else { continue };
+                let value = i128::from(value);
+                if !run.accepts(&call, at, value) {
+                    continue; // the *.APPLY commands refuse clients
+                }
+                let largest = run.largest(&call, at, value);
+                for edge in edges(value, largest) {
+                    run.fresh();
+                    let mut sequence = Vec::new();
+                    if call.len() > sample.len() && at < sample.len() {
+                        let mut first = sample.clone();
+                        first[at] = edge.to_string();
+                        sequence.push(first);
+                    }
+                    let mut this = call.clone();
+                    this[at] = edge.to_string();
+                    sequence.extend([this.clone(), this]);
+                    for argv in &sequence {
+                        calls += 1;
+                        let reply = run.call(argv);
+                        let shown = format!("{} (in {})", argv.join(" "), sequence[0].join(" "));
+                        assert!(pair.primary.log().find("panic").is_none(), "{shown}");
+                        if !reply.is_error() {
+                            run.accepted += 1;
+                            run.check(&shown);
+                        }
+                    }
+                    let reload = redis::cmd("DEBUG").arg("RELOAD").query::<Value>(&mut run.con);
+                    assert_eq!(reload, Ok(Value::Okay), "DEBUG RELOAD after {sequence:?}");
+                    reloads += 1;
+                }
+            }
+        }
+    }
+    let log = pair.replica.log();
+    assert!(!log.contains("panic") && !log.contains("Error") , "the replica's log:\n{log}");
+    (calls, run.accepted, run.round_trips, reloads)
+}
+
+server_tests! {
+    /// Every numeric argument at its edges, alone and summed, writes only
+    /// what reads back: `RESTORE` of each module-type key's `DUMP`, `DEBUG
+    /// RELOAD`, and a replica's digest.
+    fn every_integer_at_its_edges_writes_only_what_reads_back(flavor) {
+        let (calls, accepted, round_trips, reloads) = edge_run(flavor);
+        report("edge_calls", flavor, calls);
+        report("edge_calls_accepted", flavor, accepted);
+        report("edge_round_trips", flavor, round_trips);
+        report("edge_reloads", flavor, reloads);
+        assert!(accepted > calls / 4 && accepted < calls, "{accepted} of {calls} accepted: the run is off");
+        assert!(round_trips > accepted, "{round_trips} round trips for {accepted} accepted calls");
     }
 }

@@ -1013,6 +1013,158 @@ server_tests! {
         assert!(!server.log().contains("panic"), "{}", server.log());
     }
 
+    /// Each lease is valid alone; their sum would pass the largest time a
+    /// signed 64-bit millisecond count holds, which no loader, replica or
+    /// `RESTORE` takes back: refused, and nothing changes.
+    fn a_lease_summed_past_the_largest_time_is_refused_and_changes_nothing(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let huge = "5000000000000000000";
+        assert_eq!(value(&mut con, &["RWLOCK.ACQUIRE", "rw", "READ", "t1", "PX", huge]), Value::Int(1));
+        let held = info(&mut con, "rw");
+        let before = state(&mut con, &["rw"]);
+        let refused = error(&mut con, &cmd(&["RWLOCK.EXTEND", "rw", "t1", "PX", huge, "ADD"]));
+        assert_eq!(refused, "ERR invalid expire time in 'rwlock.extend' command");
+        assert_eq!(info(&mut con, "rw"), held);
+        assert_eq!(state(&mut con, &["rw"]), before);
+        // The largest lease from now is accepted, once; added again, refused.
+        let largest = (i64::MAX - server_ms(&mut con) - 60_000).to_string();
+        assert_eq!(value(&mut con, &["RWLOCK.ACQUIRE", "rw", "READ", "t2", "PX", &largest]), Value::Int(1));
+        let refused = error(&mut con, &cmd(&["RWLOCK.EXTEND", "rw", "t2", "PX", &largest, "ADD"]));
+        assert_eq!(refused, "ERR invalid expire time in 'rwlock.extend' command");
+        assert_eq!(value(&mut con, &["RWLOCK.EXTEND", "rw", "t2", "PX", &largest]), Value::Int(1));
+        let past = (i64::MAX - server_ms(&mut con) + 60_000).to_string();
+        assert_eq!(error(&mut con, &cmd(&["RWLOCK.ACQUIRE", "rw", "READ", "t3", "PX", &past])), BAD_EXPIRE);
+        assert_eq!(error(&mut con, &cmd(&["RWLOCK.EXTEND", "rw", "t2", "PX", &past])), "ERR invalid expire time in 'rwlock.extend' command");
+        assert_eq!(tokens(&mut con, "rw"), ["t1", "t2"]);
+        // What was written reads back everywhere.
+        let payload: Vec<u8> = query(&mut con, &["DUMP", "rw"]);
+        let restored: Value = redis::cmd("RESTORE").arg("copy").arg(0).arg(&payload[..]).query(&mut con).unwrap();
+        assert_eq!(restored, Value::Okay);
+        assert_eq!(info(&mut con, "copy"), info(&mut con, "rw"));
+        pair.sync();
+        assert_eq!(digest(&mut con), digest(&mut pair.replica.con()));
+        let _: () = cmd(&["DEBUG", "RELOAD"]).query(&mut con).unwrap();
+        assert_eq!(tokens(&mut con, "rw"), ["t1", "t2"]);
+        pair.sync();
+        assert_eq!(digest(&mut con), digest(&mut pair.replica.con()));
+        assert!(!pair.replica.log().contains("a lease ends at"), "{}", pair.replica.log());
+    }
+
+    /// A payload listing its 400,000 readers in descending token order (the
+    /// worst order for a sorted vector) loads in O(N log N): well under a
+    /// second, where 0.5.0 took 5 s for half as many.
+    fn a_payload_in_any_order_loads_in_n_log_n(flavor) {
+        use harness::Field::{Bytes as B, Num as N};
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(value(&mut con, &["RWLOCK.ACQUIRE", "l", "READ", "r"]), Value::Int(1));
+        let template: Vec<u8> = query(&mut con, &["DUMP", "l"]);
+        let n = 400_000u64;
+        let tokens: Vec<Vec<u8>> = (0..n).rev().map(|i| format!("reader:{i:07}").into_bytes()).collect();
+        let mut fields = vec![N(1), N(n)];
+        for token in &tokens {
+            fields.extend([B(token), N(u64::MAX)]);
+        }
+        let forged = harness::forge(&template, &fields, 1);
+        let started = Instant::now();
+        let restored: Value = redis::cmd("RESTORE").arg("many").arg(0).arg(&forged[..]).query(&mut con).unwrap();
+        let took = started.elapsed();
+        assert_eq!(restored, Value::Okay);
+        assert!(took < Duration::from_secs(5), "RESTORE of {n} holders took {took:?}");
+        let (mode, holders, _) = info(&mut con, "many");
+        assert_eq!((mode.as_str(), holders.len()), ("read", n as usize));
+        assert_eq!(holders[0].0, "reader:0000000");
+        assert_eq!(holders[n as usize - 1].0, format!("reader:{:07}", n - 1));
+        assert_eq!(value(&mut con, &["RWLOCK.RELEASE", "many", "reader:0000007"]), Value::Int(1));
+    }
+
+    /// 400,000 readers hold; a writer waits at the head with 2,000 readers
+    /// behind it; the writer leaves and the readers go in together. That
+    /// costs O(W log N): about what letting them into an empty lock costs
+    /// (0.5.0 rescanned and shifted every holder for each: 13 times as long
+    /// beside 200,000 holders).
+    fn readers_let_in_together_cost_o_w_log_n(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let admit = |con: &mut Connection, holders: usize| -> Duration {
+            let _: () = cmd(&["FLUSHALL"]).query(con).unwrap();
+            let mut pipe = redis::pipe();
+            for i in 0..holders {
+                pipe.cmd("RWLOCK.ACQUIRE").arg("q").arg("READ").arg(format!("holder:{i:06}")).ignore();
+            }
+            pipe.cmd("RWLOCK.ACQUIRE").arg("q").arg("READ").arg("first").ignore();
+            let _: () = pipe.query(con).unwrap();
+            let writer = Waiter::start(&server, &["RWLOCK.ACQUIRE", "q", "WRITE", "w", "WAIT", "60000"]);
+            let w = 2_000;
+            let mut readers = Vec::new();
+            for i in 0..w {
+                let mut raw = harness::resp::Client::connect(server.port).unwrap();
+                let token = format!("waiter:{i:06}");
+                raw.send(&[b"RWLOCK.ACQUIRE", b"q", b"READ", token.as_bytes(), b"WAIT", b"60000"]).unwrap();
+                readers.push(raw);
+            }
+            wait_blocked(con, 1 + w as i64);
+            assert_eq!(info(con, "q").2, 1 + w as i64);
+            let started = Instant::now();
+            assert_eq!(int(con, &["CLIENT", "UNBLOCK", &writer.id.to_string()]), 1);
+            for raw in &mut readers {
+                assert_eq!(raw.read().unwrap().text(), "1");
+            }
+            let took = started.elapsed();
+            assert_eq!(writer.answer(), Ok(Value::Nil));
+            assert_eq!(info(con, "q").1.len(), holders + 1 + w);
+            took
+        };
+        let alone = admit(&mut con, 0);
+        let beside = admit(&mut con, 400_000);
+        assert!(
+            beside < alone * 4 + Duration::from_millis(150),
+            "2,000 readers let in: {alone:?} into an empty lock, {beside:?} beside 400,000 holders"
+        );
+    }
+
+    /// Each write fires the event `docs/replication.md` names: `rwlock.reclaim`
+    /// when only ended leases went (whatever the command), `persist` when
+    /// the key's TTL goes.
+    fn keyspace_events_follow_the_table(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let ended = |con: &mut Connection| {
+            let _: () = cmd(&["FLUSHALL"]).query(con).unwrap();
+            assert_eq!(value(con, &["RWLOCK.ACQUIRE", "e", "READ", "short", "PX", "20"]), Value::Int(1));
+            assert_eq!(value(con, &["RWLOCK.ACQUIRE", "e", "READ", "long", "PX", "600000"]), Value::Int(1));
+            thread::sleep(Duration::from_millis(50));
+        };
+        let cases: &[(&str, &[&str], Value, &[&str])] = &[
+            ("a non-holder's EXTEND", &["RWLOCK.EXTEND", "e", "nobody", "PX", "1000"], Value::Int(0), &["e rwlock.reclaim"]),
+            ("a non-holder's RELEASE", &["RWLOCK.RELEASE", "e", "nobody"], Value::Int(0), &["e rwlock.reclaim"]),
+            ("a refused ACQUIRE", &["RWLOCK.ACQUIRE", "e", "WRITE", "nobody"], Value::Nil, &["e rwlock.reclaim"]),
+            ("a holder's EXTEND", &["RWLOCK.EXTEND", "e", "long", "PX", "1000"], Value::Int(1), &["e rwlock.extend", "e expire"]),
+            ("a holder's RELEASE", &["RWLOCK.RELEASE", "e", "long"], Value::Int(1), &["e rwlock.release", "e del"]),
+        ];
+        for (what, call, reply, expected) in cases {
+            ended(&mut con);
+            let events = harness::keyspace_events(&server, expected.len() + 1, |con| {
+                assert_eq!(value(con, call), *reply, "{what}");
+                let _: () = cmd(&["SET", "marker", "1"]).query(con).unwrap();
+            });
+            let mut want: Vec<String> = expected.iter().map(|e| e.to_string()).collect();
+            want.push("marker set".into());
+            assert_eq!(events, want, "{what}");
+        }
+        // A writer with a lease downgrades to a reader without one: the
+        // key's TTL goes, as PERSIST's would.
+        let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
+        assert_eq!(value(&mut con, &["RWLOCK.ACQUIRE", "d", "WRITE", "w", "PX", "600000"]), Value::Int(1));
+        let events = harness::keyspace_events(&server, 3, |con| {
+            assert_eq!(value(con, &["RWLOCK.ACQUIRE", "d", "READ", "w"]), Value::Int(1));
+            let _: () = cmd(&["SET", "marker", "1"]).query(con).unwrap();
+        });
+        assert_eq!(events, ["d rwlock.acquire", "d persist", "marker set"]);
+        assert_eq!(int(&mut con, &["PTTL", "d"]), -1);
+    }
+
     fn replica_holds_exactly_the_primary_state(flavor) {
         let pair = Replicated::start(flavor);
         let mut con = pair.primary.con();

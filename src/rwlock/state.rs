@@ -3,6 +3,7 @@
 //! ms, [`lease::NO_END`] for none). Read-held by one or more tokens, or
 //! write-held by exactly one.
 
+use std::collections::BTreeMap;
 use std::ffi::CStr;
 
 use crate::common::lease;
@@ -57,17 +58,24 @@ pub enum Decision {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RwLock {
     mode: Mode,
-    /// The holders in token order, each with its lease end. A plain vector:
-    /// a lock has few holders, and one allocation per holder (its token)
-    /// keeps an acquisition as cheap as `LOCK.ACQUIRE`'s.
-    holders: Vec<(Box<[u8]>, u64)>,
+    /// The holders by token, each with its lease end: O(log N) to find, add
+    /// or drop one, so admitting W waiting readers next to N holders costs
+    /// O(W log N), and a loader O(N log N) whatever the stored order. One
+    /// allocation per holder (its token) besides the tree's nodes.
+    holders: BTreeMap<Box<[u8]>, u64>,
+    /// The first and last lease ends of the holders (`None` without any),
+    /// kept as holders come and go: looked at by every command (reclaim,
+    /// the key's TTL), found again by a scan only when a holder at either
+    /// end leaves or moves inward.
+    ends: Option<(u64, u64)>,
 }
 
 impl Default for RwLock {
     fn default() -> Self {
         Self {
             mode: Mode::Read,
-            holders: Vec::new(),
+            holders: BTreeMap::new(),
+            ends: None,
         }
     }
 }
@@ -78,15 +86,9 @@ impl RwLock {
         (!self.holders.is_empty()).then_some(self.mode)
     }
 
-    /// Where `token` is among the holders, or where it would go.
-    fn find(&self, token: &[u8]) -> Result<usize, usize> {
-        self.holders
-            .binary_search_by(|(held, _)| held.as_ref().cmp(token))
-    }
-
     /// The mode `token` holds.
     pub fn held_by(&self, token: &[u8]) -> Option<Mode> {
-        self.find(token).is_ok().then_some(self.mode)
+        self.holders.contains_key(token).then_some(self.mode)
     }
 
     /// What asking for `want` with `token` may do at time `now` (a holder
@@ -118,35 +120,68 @@ impl RwLock {
     /// other holders go (the primary drops them first; a stream that did
     /// not still leaves a lock one writer holds).
     pub fn hold(&mut self, token: &[u8], mode: Mode, until: u64) {
-        if mode == Mode::Write || self.mode == Mode::Write {
-            self.holders.retain(|(held, _)| held.as_ref() == token);
+        let others = self.holders.len() - usize::from(self.holders.contains_key(token));
+        if (mode == Mode::Write || self.mode == Mode::Write) && others > 0 {
+            self.holders.retain(|held, _| held.as_ref() == token);
+            self.ends = None;
+            self.find_ends();
         }
         self.mode = mode;
-        match self.find(token) {
-            Ok(at) => {
-                if let Some((_, end)) = self.holders.get_mut(at) {
-                    *end = until;
-                }
+        match self.holders.get_mut(token) {
+            Some(end) => {
+                let before = std::mem::replace(end, until);
+                self.moved(Some(before), Some(until));
             }
-            Err(at) => self.holders.insert(at, (token.into(), until)),
+            None => {
+                self.holders.insert(token.into(), until);
+                self.moved(None, Some(until));
+            }
         }
     }
 
     /// Lets `token` go; `true` when it held the lock.
     pub fn release(&mut self, token: &[u8]) -> bool {
-        match self.find(token) {
-            Ok(at) => {
-                self.holders.remove(at);
+        match self.holders.remove(token) {
+            Some(end) => {
+                self.moved(Some(end), None);
                 true
             }
-            Err(_) => false,
+            None => false,
         }
+    }
+
+    /// Keeps [`RwLock::ends`] after a holder's end went from `before` to
+    /// `after` (`None`: it came, or went).
+    fn moved(&mut self, before: Option<u64>, after: Option<u64>) {
+        let Some((first, last)) = self.ends else {
+            self.find_ends();
+            return;
+        };
+        // An end that leaves either extreme, or moves inward from it, may
+        // have been the only one there: scan.
+        let inward = match (before, after) {
+            (Some(b), Some(a)) => (b == first && a > b) || (b == last && a < b),
+            (Some(b), None) => b == first || b == last,
+            (None, _) => false,
+        };
+        if inward {
+            self.find_ends();
+        } else if let Some(a) = after {
+            self.ends = Some((first.min(a), last.max(a)));
+        }
+    }
+
+    /// Finds the first and last lease ends by a scan of the holders.
+    fn find_ends(&mut self) {
+        let mut ends = self.holders.values().copied();
+        self.ends = ends
+            .next()
+            .map(|end| ends.fold((end, end), |(first, last), e| (first.min(e), last.max(e))));
     }
 
     /// The lease end of `token`, when it holds the lock.
     pub fn end_of(&self, token: &[u8]) -> Option<u64> {
-        let at = self.find(token).ok()?;
-        self.holders.get(at).map(|(_, until)| *until)
+        self.holders.get(token).copied()
     }
 
     /// Lets go every holder whose lease ended before `now`, passing each
@@ -155,24 +190,25 @@ impl RwLock {
         if self.first_end().is_none_or(|first| first >= now) {
             return;
         }
-        self.holders.retain(|(token, until)| {
+        self.holders.retain(|token, until| {
             let live = *until >= now;
             if !live {
                 freed(token);
             }
             live
         });
+        self.find_ends();
     }
 
     /// The first lease end (a holder may let go by itself then).
     pub fn first_end(&self) -> Option<u64> {
-        self.holders.iter().map(|(_, until)| *until).min()
+        self.ends.map(|(first, _)| first)
     }
 
     /// The last lease end ([`lease::NO_END`] when some holder has none):
     /// the key lives until then.
     pub fn last_end(&self) -> Option<u64> {
-        self.holders.iter().map(|(_, until)| *until).max()
+        self.ends.map(|(_, last)| last)
     }
 
     /// The holders and their lease ends, in token order.
@@ -182,12 +218,18 @@ impl RwLock {
             .map(|(token, until)| (token.as_ref(), *until))
     }
 
+    /// How many hold the lock.
+    pub fn holder_count(&self) -> usize {
+        self.holders.len()
+    }
+
     /// The stored mode word (1 read, 2 write).
     pub fn stored_mode(&self) -> u64 {
         self.mode.stored()
     }
 
-    /// A lock read back from its stored form, every field checked.
+    /// A lock read back from its stored form, every field checked, in
+    /// O(N log N) whatever the order of the holders.
     pub fn restore(mode: u64, holders: Vec<(Vec<u8>, u64)>) -> Result<RwLock, &'static str> {
         let mode = Mode::from_stored(mode).ok_or("unknown mode")?;
         if holders.is_empty() {
@@ -207,28 +249,27 @@ impl RwLock {
             if !lease::valid(until) {
                 return Err("lease end out of range");
             }
-            if lock.find(&token).is_ok() {
+            if lock.holders.insert(token.into(), until).is_some() {
                 return Err("repeated token");
             }
-            lock.hold(&token, mode, until);
         }
+        lock.find_ends();
         Ok(lock)
     }
 
-    /// Bytes held, for `MEMORY USAGE`.
+    /// Bytes held, for `MEMORY USAGE`: the tree's entries (a node holds up
+    /// to 11, about two thirds full) and the tokens.
     pub fn memory(&self) -> usize {
+        let entry = std::mem::size_of::<(Box<[u8]>, u64)>();
         std::mem::size_of::<Self>()
-            + self.holders.capacity() * std::mem::size_of::<(Box<[u8]>, u64)>()
-            + self
-                .holders
-                .iter()
-                .map(|(token, _)| token.len())
-                .sum::<usize>()
+            + self.holders.len() * entry * 3 / 2
+            + self.holders.keys().map(|token| token.len()).sum::<usize>()
     }
 
-    /// Allocations owned, for the server's lazy-free decision.
+    /// Allocations owned, for the server's lazy-free decision: the tree's
+    /// nodes and the tokens.
     pub fn allocations(&self) -> usize {
-        2 + self.holders.len()
+        1 + self.holders.len() + self.holders.len().div_ceil(7)
     }
 }
 
@@ -321,6 +362,62 @@ mod tests {
         assert!(!l.release(b"c"));
         assert_eq!(l.mode(), None);
         assert_eq!((l.first_end(), l.last_end()), (None, None));
+    }
+
+    /// The first and last ends as a scan finds them.
+    fn scanned(l: &RwLock) -> Option<(u64, u64)> {
+        let ends: Vec<u64> = l.holders().map(|(_, until)| until).collect();
+        Some((*ends.iter().min()?, *ends.iter().max()?))
+    }
+
+    #[test]
+    fn the_kept_ends_follow_every_change() {
+        // A small generator: the same sequence every run.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut l = RwLock::default();
+        for _ in 0..20_000 {
+            let token = format!("t{}", next(40)).into_bytes();
+            let until = match next(10) {
+                0 => NO_END,
+                _ => 1 + next(60),
+            };
+            match next(8) {
+                0 => {
+                    l.release(&token);
+                }
+                1 => l.reclaim(next(60), |_| {}),
+                2 => l.hold(&token, Mode::Write, until),
+                _ => l.hold(&token, Mode::Read, until),
+            }
+            assert_eq!((l.first_end(), l.last_end()), scanned(&l).unzip());
+        }
+    }
+
+    #[test]
+    fn restore_takes_any_order_in_n_log_n() {
+        let n = 200_000;
+        let descending: Vec<(Vec<u8>, u64)> = (0..n)
+            .rev()
+            .map(|i| (format!("reader:{i:08}").into_bytes(), 1_000 + i))
+            .collect();
+        let started = std::time::Instant::now();
+        let Ok(l) = RwLock::restore(1, descending) else {
+            panic!("refused");
+        };
+        assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
+        assert_eq!(l.holders().count(), n as usize);
+        assert_eq!(
+            (l.first_end(), l.last_end()),
+            (Some(1_000), Some(1_000 + n - 1))
+        );
+        let tokens: Vec<&[u8]> = l.holders().map(|(token, _)| token).collect();
+        assert!(tokens.windows(2).all(|pair| pair[0] < pair[1]));
     }
 
     #[test]
