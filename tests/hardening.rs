@@ -19,9 +19,10 @@ use std::thread;
 use std::time::Duration;
 
 use harness::resp::{Client, Reply};
+use harness::samples::samples;
 use harness::{
-    cmd, command_flags, digest, int, module_commands, ok, query, reply, show, Cluster, Connection, Flavor,
-    Replicated, Server, Value,
+    cmd, command_flags, digest, int, module_commands, ok, query, reply, show, Cluster, Connection,
+    Flavor, Replicated, Server, Value,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -767,56 +768,7 @@ fn fuzz_seed() -> u64 {
 }
 
 // ---- one valid call of every command ---------------------------------------
-
-/// One valid call of every command the module registers, on the data the
-/// setup lines make, with its reply as [`show`] renders it. Each family
-/// keeps its own in `tests/samples/<family>.txt`, one line each: `words…
-/// => reply`, or `setup words… => reply` for the data its calls expect; a
-/// new command comes with its line there, and this suite needs no edit.
-/// The `*.APPLY` commands refuse clients by design.
-struct Samples {
-    setup: Vec<(Vec<String>, String)>,
-    /// (command name, words, reply), in name order.
-    calls: Vec<(String, Vec<String>, String)>,
-}
-
-fn samples() -> Samples {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/samples")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    files.sort();
-    let mut samples = Samples {
-        setup: Vec::new(),
-        calls: Vec::new(),
-    };
-    for file in files {
-        let text = std::fs::read_to_string(&file).expect("a samples file");
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (words, reply) = line
-                .split_once(" => ")
-                .unwrap_or_else(|| panic!("{}: `words => reply`: {line}", file.display()));
-            let (setup, words) = match words.strip_prefix("setup ") {
-                Some(words) => (true, words),
-                None => (false, words),
-            };
-            let words: Vec<String> = words.split_whitespace().map(String::from).collect();
-            if setup {
-                samples.setup.push((words, reply.to_string()));
-            } else {
-                samples
-                    .calls
-                    .push((words[0].to_lowercase(), words, reply.to_string()));
-            }
-        }
-    }
-    samples.calls.sort_by(|a, b| a.0.cmp(&b.0));
-    samples
-}
+// (`tests/samples/<family>.txt`, read by `harness/samples.rs`)
 
 /// The words of a sample call, as the connection takes them.
 fn sample_words(words: &[String]) -> Vec<&str> {
@@ -1259,10 +1211,18 @@ server_tests! {
 /// `TTL 1000`), so that a flag changing what an integer means (`ADD` sums
 /// two leases) meets every edge too.
 fn variants(words: &[String], doc: &CommandDoc) -> Vec<Vec<String>> {
-    let has = |token: &[u8]| words.iter().any(|w| w.as_bytes().eq_ignore_ascii_case(token));
+    let has = |token: &[u8]| {
+        words
+            .iter()
+            .any(|w| w.as_bytes().eq_ignore_ascii_case(token))
+    };
     let with = |extra: &[&[u8]]| {
         let mut call = words.to_vec();
-        call.extend(extra.iter().map(|w| String::from_utf8_lossy(w).into_owned()));
+        call.extend(
+            extra
+                .iter()
+                .map(|w| String::from_utf8_lossy(w).into_owned()),
+        );
         call
     };
     let mut calls = vec![words.to_vec()];
@@ -1349,7 +1309,11 @@ impl<'p> EdgeRun<'p> {
     fn call(&mut self, argv: &[String]) -> Reply {
         let words: Vec<&[u8]> = argv.iter().map(|w| w.as_bytes()).collect();
         self.calls.send(&words).expect("send");
-        if !self.calls.reply_started(Duration::from_millis(300)).expect("read") {
+        if !self
+            .calls
+            .reply_started(Duration::from_millis(300))
+            .expect("read")
+        {
             int(&mut self.con, &["CLIENT", "UNBLOCK", &self.calls_id]);
         }
         self.calls.read().expect("a reply")
@@ -1387,11 +1351,17 @@ impl<'p> EdgeRun<'p> {
     fn check(&mut self, after: &str) {
         let keys: Vec<Vec<u8>> = query(&mut self.con, &["KEYS", "*"]);
         for key in keys {
-            let kind: String = redis::cmd("TYPE").arg(&key[..]).query(&mut self.con).unwrap();
+            let kind: String = redis::cmd("TYPE")
+                .arg(&key[..])
+                .query(&mut self.con)
+                .unwrap();
             if BUILT_IN_TYPES.contains(&kind.as_str()) {
                 continue;
             }
-            let dump: Option<Vec<u8>> = redis::cmd("DUMP").arg(&key[..]).query(&mut self.con).unwrap();
+            let dump: Option<Vec<u8>> = redis::cmd("DUMP")
+                .arg(&key[..])
+                .query(&mut self.con)
+                .unwrap();
             let Some(dump) = dump else { continue };
             let restored = redis::cmd("RESTORE")
                 .arg("edge:round-trip")
@@ -1424,7 +1394,10 @@ impl<'p> EdgeRun<'p> {
             }
             thread::sleep(Duration::from_millis(50));
         }
-        panic!("after {after}: the replica's digest {} differs from the primary's {}", last.1, last.0);
+        panic!(
+            "after {after}: the replica's digest {} differs from the primary's {}",
+            last.1, last.0
+        );
     }
 }
 
@@ -1449,7 +1422,9 @@ fn edge_run(flavor: Flavor) -> (usize, usize, usize, usize) {
         let sample = words.clone();
         for call in variants(&words, doc) {
             for at in 1..call.len() {
-                let Ok(value) = call[at].parse::<i64>() else { continue };
+                let Ok(value) = call[at].parse::<i64>() else {
+                    continue;
+                };
                 let value = i128::from(value);
                 if !run.accepts(&call, at, value) {
                     continue; // the *.APPLY commands refuse clients
@@ -1476,7 +1451,9 @@ fn edge_run(flavor: Flavor) -> (usize, usize, usize, usize) {
                             run.check(&shown);
                         }
                     }
-                    let reload = redis::cmd("DEBUG").arg("RELOAD").query::<Value>(&mut run.con);
+                    let reload = redis::cmd("DEBUG")
+                        .arg("RELOAD")
+                        .query::<Value>(&mut run.con);
                     assert_eq!(reload, Ok(Value::Okay), "DEBUG RELOAD after {sequence:?}");
                     reloads += 1;
                 }
@@ -1484,7 +1461,10 @@ fn edge_run(flavor: Flavor) -> (usize, usize, usize, usize) {
         }
     }
     let log = pair.replica.log();
-    assert!(!log.contains("panic") && !log.contains("Error") , "the replica's log:\n{log}");
+    assert!(
+        !log.contains("panic") && !log.contains("Error"),
+        "the replica's log:\n{log}"
+    );
     (calls, run.accepted, run.round_trips, reloads)
 }
 

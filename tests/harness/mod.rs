@@ -13,6 +13,7 @@
 #![allow(dead_code)]
 
 pub mod resp;
+pub mod samples;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
