@@ -138,7 +138,9 @@ fn current<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
 
 /// `IDGEN.ASSIGN counter index name [REVERSE reverse]` → the ID of `name`:
 /// the one the hash `index` holds for it, or else the counter's next, then
-/// recorded in `index` (and `reverse`, ID → name) in the same step.
+/// recorded in `index` (and `reverse`, ID → name) in the same step. With
+/// `REVERSE`, a name that has its ID gets its reverse entry too where
+/// `reverse` lacks one (as `HSETNX`): names first assigned without it.
 fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, counter, index, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
@@ -157,33 +159,51 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             }
         }
     }
+    // Every key checked before anything is written: the index, the reverse
+    // index (a hash or nothing, whether the name is known or not), then for
+    // a new name the counter.
     let index = Key::write(ctx, *index);
-    if let Some(id) = index.hash_field(Field::Arg(*name))? {
-        // Known: a read, which changes and replicates nothing.
-        return Ok(
-            RedisValue::Integer(parse_i64(id.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?).into(),
-        );
-    }
-    let generator = Generator::new(Key::write(ctx, *counter), None);
+    let known = match index.hash_field(Field::Arg(*name))? {
+        Some(id) => Some(parse_i64(id.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?),
+        None => None,
+    };
     let reverse = reverse.map(|reverse| Key::write(ctx, reverse));
-    // Every key checked before anything is written.
     if reverse
         .as_ref()
         .is_some_and(|reverse| !matches!(reverse.kind(), Kind::Empty | Kind::Hash))
     {
         return Err(RedisError::WrongType);
     }
-    let (id, _) = take(generator.last()?, 1)?;
-    generator.set_last(ctx, id)?;
+    let id = match known {
+        Some(id) => id,
+        None => {
+            let generator = Generator::new(Key::write(ctx, *counter), None);
+            let (id, _) = take(generator.last()?, 1)?;
+            generator.set_last(ctx, id)?;
+            id
+        }
+    };
     let id_string = OwnedString::from_i64(ctx, id);
-    index.set_hash_field(Field::Arg(*name), id_string.as_ptr());
-    index.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
-    if let Some(reverse) = &reverse {
-        reverse.set_hash_field(Field::Arg(id_string.as_arg()), name.as_ptr());
-        reverse.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
+    let mut wrote = known.is_none();
+    if known.is_none() {
+        index.set_hash_field(Field::Arg(*name), id_string.as_ptr());
+        index.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
     }
-    // The ID follows from the stored values alone, as for INCR.
-    replicate::verbatim(ctx);
+    if let Some(reverse) = &reverse {
+        let field = Field::Arg(id_string.as_arg());
+        // A new ID is recorded as given; a known one only where the reverse
+        // index has nothing for it (whatever it holds is left as it is).
+        if known.is_none() || reverse.hash_field(field)?.is_none() {
+            reverse.set_hash_field(field, name.as_ptr());
+            reverse.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
+            wrote = true;
+        }
+    }
+    if wrote {
+        // What is written follows from the stored values alone, as for
+        // INCR: a replica or an AOF replay of the command does the same.
+        replicate::verbatim(ctx);
+    }
     Ok(RedisValue::Integer(id).into())
 }
 

@@ -14,6 +14,7 @@ mod rwlock;
 
 use idpool::ID_POOL_TYPE;
 use pool::RESOURCE_POOL_TYPE;
+use redis_module::native_types::RedisType;
 use redis_module::{redis_module, Context, RedisString, Status};
 use rwlock::RWLOCK_TYPE;
 
@@ -57,12 +58,12 @@ const fn number(digits: &str) -> i32 {
     value
 }
 
-/// Every module data type, with the encoding versions it reads.
-#[cfg(test)]
-const STORED_TYPES: [(&str, &[i32]); 3] = [
-    ("rr-idpool", idpool::ENCODINGS),
-    ("rr-rspool", pool::ENCODINGS),
-    ("rr-rwlock", rwlock::ENCODINGS),
+/// Every module data type, with the encoding versions it reads: `load`
+/// creates them, in this order.
+static STORED_TYPES: [(&RedisType, &[i32]); 3] = [
+    (&ID_POOL_TYPE, idpool::ENCODINGS),
+    (&RESOURCE_POOL_TYPE, pool::ENCODINGS),
+    (&RWLOCK_TYPE, rwlock::ENCODINGS),
 ];
 
 /// The families, in the order `INFO recipes` shows their figures.
@@ -78,6 +79,11 @@ static FAMILIES: [&common::family::FamilySpec; 9] = [
     &latch::FAMILY,
 ];
 
+/// Registers everything, in an order that leaves nothing behind when the load
+/// is refused: first each step that may refuse it and whose work the server
+/// undoes then (settings, commands), then the data types, which no server
+/// removes again (see `datatype::create`), then what cannot fail (options,
+/// server events, which Redis 7.0 keeps after a refused load, and `INFO`).
 fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
         common::panic::log_warning(&message);
@@ -90,6 +96,16 @@ fn load(ctx: &Context) -> Status {
         common::panic::log_warning(&message);
         return Status::Err;
     }
+    for family in FAMILIES {
+        if common::command::register(ctx, family.commands) == Status::Err {
+            return Status::Err;
+        }
+    }
+    let types = STORED_TYPES.iter().map(|(data_type, _)| *data_type);
+    if let Err(message) = common::datatype::create(ctx, types) {
+        common::panic::log_warning(&message);
+        return Status::Err;
+    }
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
     common::key::set_options(ctx, common::cluster::server_options(ctx));
     common::wait::init(ctx, FAMILIES.iter().filter_map(|family| family.waiting));
@@ -97,11 +113,6 @@ fn load(ctx: &Context) -> Status {
         .iter()
         .flat_map(|family| family.stats.iter().copied());
     common::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
-    for family in FAMILIES {
-        if common::command::register(ctx, family.commands) == Status::Err {
-            return Status::Err;
-        }
-    }
     Status::Ok
 }
 
@@ -109,7 +120,8 @@ redis_module! {
     name: "recipes",
     version: VERSION,
     allocator: (Allocator, Allocator {}),
-    data_types: [ID_POOL_TYPE, RESOURCE_POOL_TYPE, RWLOCK_TYPE],
+    // `load` creates them (`STORED_TYPES`), once its settings are applied.
+    data_types: [],
     init: init,
     commands: [],
 }

@@ -415,6 +415,21 @@ const ROWS: &[Row] = &[
         keys: &["{ia}gen", "{ia}ids", "{ia}names"],
     },
     Row {
+        case: "IDGEN.ASSIGN (a known name, its missing reverse entry)",
+        setup: &[&["IDGEN.ASSIGN", "{ib}gen", "{ib}ids", "known"]],
+        call: &[
+            "IDGEN.ASSIGN",
+            "{ib}gen",
+            "{ib}ids",
+            "known",
+            "REVERSE",
+            "{ib}names",
+        ],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{ib}gen", "{ib}ids", "{ib}names"],
+    },
+    Row {
         case: "RWLOCK.ACQUIRE (a lease from now)",
         setup: &[&["RWLOCK.ACQUIRE", "{ra}rw", "READ", "r1"]],
         call: &["RWLOCK.ACQUIRE", "{ra}rw", "READ", "r2", "PX", "600000"],

@@ -57,6 +57,49 @@ fn set(con: &mut Connection, name: &str, value: &str) {
     assert_eq!(reply, Value::Okay, "CONFIG SET {name} {value}");
 }
 
+/// What `MODULE LOAD`/`LOADEX` answers when the load fails.
+const LOAD_FAILED: &str = "ERR Error loading the extension. Please check the server logs.";
+
+/// What the server logs for each data type the module creates.
+const CREATED_TYPE: &str = "<recipes> Created new data type";
+
+/// Whether `MODULE LIST` shows the module.
+fn loaded(con: &mut Connection) -> bool {
+    let modules: Vec<std::collections::HashMap<String, Value>> =
+        cmd(&["MODULE", "LIST"]).query(con).expect("MODULE LIST");
+    modules
+        .iter()
+        .any(|module| module.get("name") == Some(&Value::BulkString(b"recipes".to_vec())))
+}
+
+/// Stores, reads and deletes a value of a module data type (an ID pool).
+fn uses_a_data_type(con: &mut Connection) {
+    ok(con, &["IDPOOL.CREATE", "typed", "3"]);
+    assert_eq!(text(&value(con, &["TYPE", "typed"])), "rr-idpool");
+    assert_eq!(int(con, &["DEL", "typed"]), 1);
+}
+
+/// What a server does with a module that has data types when `MODULE
+/// LOADEX … CONFIG` names a setting the module lacks.
+enum Outcome {
+    /// Redis 8: it unloads the module anyway.
+    Unloaded,
+    /// Redis 7.0: it answers an error, and the module stays loaded.
+    KeptLoaded,
+    /// Valkey (9.1.2), and by their source Redis 7.2 and 7.4: a null
+    /// pointer write in `moduleUnload`.
+    Crashes,
+}
+
+fn unknown_setting_outcome(flavor: Flavor, con: &mut Connection) -> Outcome {
+    match (flavor, server_version(con)) {
+        (Flavor::Valkey, _) => Outcome::Crashes,
+        (_, version) if version < (7, 2) => Outcome::KeptLoaded,
+        (_, version) if version < (8, 0) => Outcome::Crashes,
+        _ => Outcome::Unloaded,
+    }
+}
+
 server_tests! {
     fn defaults_are_documented_values(flavor) {
         let server = Server::start(flavor);
@@ -137,7 +180,8 @@ server_tests! {
     }
 
     /// Settings given in the configuration file (`include`d here) and on the
-    /// command line apply from the start; a bad one stops the server.
+    /// command line apply from the start; a bad one, or a misspelt name,
+    /// stops the server.
     fn configuration_file_and_command_line(flavor) {
         let server = Server::start_prepared(
             flavor,
@@ -160,10 +204,20 @@ server_tests! {
         );
         let log = refused_start(flavor, &[], &["--recipes.rate-max-limits", "99"], |_| {});
         assert!(log.contains("<recipes> refusing to load: a recipes.* value"), "{log}");
+        // A name the module lacks stops the server too, by the server's check.
+        let log = refused_start(flavor, &[], &["--recipes.rate-max-limit", "3"], |_| {});
+        assert!(
+            log.contains(
+                "Module Configuration detected without loadmodule directive or no ApplyConfig \
+                 call: aborting"
+            ),
+            "{log}"
+        );
     }
 
     /// `MODULE LOADEX … CONFIG` sets values at load; a bad value or a stray
-    /// argument refuses the load.
+    /// argument refuses the load before the module creates its data types
+    /// (which no server removes again), so a later load starts afresh.
     fn module_loadex(flavor) {
         let server = Server::start_without_module(flavor);
         let mut con = server.con();
@@ -173,20 +227,23 @@ server_tests! {
             &mut con,
             &cmd(&["MODULE", "LOADEX", module, "CONFIG", "recipes.rate-max-limits", "99"]),
         );
-        let failed = "ERR Error loading the extension. Please check the server logs.";
-        assert_eq!(refused, failed);
+        assert_eq!(refused, LOAD_FAILED);
         let refused = error(&mut con, &cmd(&["MODULE", "LOADEX", module, "ARGS", "maxwaiters", "10"]));
-        assert_eq!(refused, failed);
-        assert!(server.log().contains(
+        assert_eq!(refused, LOAD_FAILED);
+        let log = server.log();
+        assert!(log.contains(
             "<recipes> refusing to load: unknown module argument 'maxwaiters' (the module takes none)"
         ));
-        let loaded: Value = cmd(&[
+        assert!(!log.contains(CREATED_TYPE), "a refused load created a data type:\n{log}");
+        assert!(!loaded(&mut con));
+        let answer: Value = cmd(&[
             "MODULE", "LOADEX", module, "CONFIG", "recipes.rate-max-limits", "4",
             "CONFIG", "recipes.article-slug-max-chars", "10",
         ])
         .query(&mut con)
         .unwrap();
-        assert_eq!(loaded, Value::Okay);
+        assert_eq!(answer, Value::Okay);
+        assert!(server.log().contains(CREATED_TYPE));
         assert_eq!(
             settings(&mut con),
             expect(&[
@@ -199,8 +256,83 @@ server_tests! {
             error(&mut con, &cmd(&words(&limits("g", 5)))),
             "ERR too many limits in one call (at most 4)"
         );
+        uses_a_data_type(&mut con);
     }
 
+    /// `MODULE LOADEX … CONFIG` naming a setting the module lacks
+    /// (`recipes.rate-max-limit`, a letter short). The server finds the
+    /// name unused only after the module has loaded, data types included,
+    /// and what it does then is its own (docs/settings.md): Redis 8.6
+    /// unloads the module; Redis 7.0 answers an error but cannot unload a
+    /// module with data types, which stays loaded with the values given;
+    /// Valkey 9.1 crashes trying (valkey-io/valkey#4630).
+    fn module_loadex_naming_an_unknown_setting(flavor) {
+        let mut server = Server::start_without_module(flavor);
+        let mut con = server.con();
+        let module = module_path();
+        let module = module.to_str().unwrap();
+        let misspelt = cmd(&[
+            "MODULE", "LOADEX", module, "CONFIG", "recipes.rate-max-limits", "4",
+            "CONFIG", "recipes.rate-max-limit", "4",
+        ]);
+        let unused = "Loadex configurations were not applied, likely due to invalid arguments. \
+                      Unloading the module.";
+        match unknown_setting_outcome(flavor, &mut con) {
+            Outcome::Unloaded => {
+                assert_eq!(error(&mut con, &misspelt), LOAD_FAILED);
+                assert!(server.log().contains(unused));
+                assert!(server.log().contains("Module recipes unloaded"));
+                assert!(!loaded(&mut con));
+                assert_eq!(settings(&mut con), []);
+                assert!(!harness::has_command(&mut con, "idgen.next"));
+                // A later load starts afresh, with the defaults.
+                ok(&mut con, &["MODULE", "LOAD", module]);
+                assert!(loaded(&mut con));
+                assert_eq!(settings(&mut con), expect(DEFAULTS));
+                assert_eq!(decide(&mut con, &words(&limits("g16", 16))), [0, 5, 4, -1, 720_000]);
+                uses_a_data_type(&mut con);
+            }
+            Outcome::KeptLoaded => {
+                assert_eq!(error(&mut con, &misspelt), LOAD_FAILED);
+                assert!(server.log().contains(unused));
+                // Loaded all the same, with the values it was given, and
+                // working; it cannot be loaded again nor unloaded.
+                assert!(loaded(&mut con));
+                assert_eq!(
+                    settings(&mut con),
+                    expect(&[
+                        ("recipes.article-slug-max-chars", "200"),
+                        ("recipes.rate-max-limits", "4"),
+                        ("recipes.rate-sliding-max", "100000"),
+                    ])
+                );
+                assert_eq!(
+                    error(&mut con, &cmd(&words(&limits("g", 5)))),
+                    "ERR too many limits in one call (at most 4)"
+                );
+                uses_a_data_type(&mut con);
+                assert_eq!(error(&mut con, &cmd(&["MODULE", "LOAD", module])), LOAD_FAILED);
+                assert_eq!(
+                    error(&mut con, &cmd(&["MODULE", "UNLOAD", "recipes"])),
+                    "ERR Error unloading module: the module exports one or more module-side data \
+                     types, can't unload"
+                );
+                assert!(loaded(&mut con));
+                assert_eq!(text(&value(&mut con, &["PING"])), "PONG");
+            }
+            Outcome::Crashes => {
+                let answer = misspelt.query::<Value>(&mut con);
+                assert!(
+                    matches!(&answer, Err(error) if error.is_io_error() || error.is_connection_dropped()),
+                    "{answer:?}"
+                );
+                wait_until("the server exits", || !server.alive());
+                let log = server.log();
+                assert!(log.contains(unused), "{log}");
+                assert!(log.contains("crashed by signal: 11"), "{log}");
+            }
+        }
+    }
     /// A lower cap applies to new writes: what was stored under a higher one
     /// stays, reads of it are served, and so are calls that add nothing the
     /// cap bounds.

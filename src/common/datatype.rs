@@ -9,7 +9,8 @@ use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 
-use redis_module::raw;
+use redis_module::native_types::RedisType;
+use redis_module::{raw, Context};
 
 use super::panic::{guard, log_warning};
 use super::replicate::{with_strings, Word};
@@ -209,6 +210,26 @@ pub fn adopt<T: Stored>(value: T) -> Box<T> {
     Box::new(value)
 }
 
+/// Creates the server's data types, in order, while the module loads (the
+/// only time a server lets it). No server frees a data type of a load that
+/// is refused afterwards, so `src/lib.rs` creates them last of the steps
+/// that may refuse the load. A refusal by the server once the module has
+/// accepted its load (`MODULE LOADEX … CONFIG` naming a setting the module
+/// lacks) is beyond the module: a server cannot unload a module with data
+/// types, and Redis 7.0 keeps it loaded while answering an error, Valkey 9.1
+/// crashes, Redis 8.6 unloads it anyway (`docs/settings.md`).
+pub fn create<'t>(
+    ctx: &Context,
+    types: impl IntoIterator<Item = &'t RedisType>,
+) -> Result<(), String> {
+    for data_type in types {
+        data_type.create_data_type(ctx.get_raw()).map_err(|why| {
+            format!("<recipes> refusing to load: a data type could not be created ({why})")
+        })?;
+    }
+    Ok(())
+}
+
 /// The callbacks of type `T`, for `RedisType::new`.
 pub const fn methods<T: Stored>() -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
@@ -351,12 +372,15 @@ mod tests {
     fn encoding_versions_are_numbered_by_release() {
         let this = env!("CARGO_PKG_VERSION_MAJOR").parse::<i32>().unwrap() * 100
             + env!("CARGO_PKG_VERSION_MINOR").parse::<i32>().unwrap();
-        for (name, reads) in crate::STORED_TYPES {
-            assert!(reads.windows(2).all(|pair| pair[0] < pair[1]), "{name}");
-            for &version in reads {
+        for (at, (_, reads)) in crate::STORED_TYPES.iter().enumerate() {
+            assert!(
+                reads.windows(2).all(|pair| pair[0] < pair[1]),
+                "STORED_TYPES[{at}]"
+            );
+            for &version in *reads {
                 assert!(
                     version == 1 || (4..=this).contains(&version),
-                    "{name}: {version}"
+                    "STORED_TYPES[{at}]: {version}"
                 );
             }
         }

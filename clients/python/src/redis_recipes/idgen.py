@@ -132,7 +132,9 @@ class UrlShorty(Recipe):
     and ``restore(short_id)`` the URL back. A URL is given its ID once, so
     the same URL always gets the same short ID (one atomic
     ``IDGEN.ASSIGN``): the ID of an ``IdGenerator`` counter in base 62
-    (``0-9a-zA-Z``).
+    (``0-9a-zA-Z``). A URL the URL-to-ID hash holds without an entry in
+    the ID-to-URL hash (put there by other means) gets one when shortened,
+    so ``restore`` finds every short ID ``shorten`` gave.
 
     The counter, the URL-to-ID hash and the ID-to-URL hash are the keys
     ``{key}:counter``, ``{key}:ids`` and ``{key}:urls`` (``counter``,
