@@ -8,7 +8,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, decide, digest, error, int, server_ms, state, Cluster, Replicated, Server, Value,
+    cmd, decide, digest, error, int, query, server_ms, state, Cluster, Connection, Replicated,
+    Server, Value,
 };
 
 const LOGIN: &[&str] = &["RATE.LIMIT", "RateLimiter:42:login", "5", "60000"];
@@ -108,6 +109,55 @@ server_tests! {
         // A cost that can never fit is an error, not "limited".
         let message = error(&mut con, &cmd(&["RATE.LIMIT", "quota", "3", "400", "SLIDING", "COST", "4"]));
         assert_eq!(message, "ERR cost 4 exceeds the max of 3: such an action can never be allowed");
+    }
+
+    fn a_sliding_window_takes_the_memory_of_its_state(flavor) {
+        // The state's size, precisely: what the server holds for the same
+        // bytes SET with the same expiry at a key whose name is as long
+        // (MEMORY USAGE of that copy): the bytes in the allocator's block for
+        // a new string of that length, plus the fixed cost of a key. The
+        // limiter may take 10% more (64 bytes for a state so small that
+        // Valkey embeds a SET string with its key, where the limiter's,
+        // written in place, stays apart), growing entry by entry to 1,000
+        // and shrinking back to one. Resized as APPEND does, it kept up to
+        // twice that: 20,528 bytes for 1,000 entries (12,001 bytes; 12,336
+        // as SET) on Redis 7.0.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let check = |con: &mut Connection, what: &str| -> Vec<u8> {
+            let state: Vec<u8> = query(con, &["GET", "rate:window"]);
+            let at = int(con, &["PEXPIRETIME", "rate:window"]);
+            let _: () = redis::cmd("SET").arg("copy:window").arg(&state[..]).arg("PXAT").arg(at).query(con).unwrap();
+            let usage = int(con, &["MEMORY", "USAGE", "rate:window"]);
+            let copy = int(con, &["MEMORY", "USAGE", "copy:window"]);
+            let size = state.len();
+            assert!(usage <= copy + (copy / 10).max(64), "{what}: {size} bytes of state take {usage}, as SET {copy}");
+            state
+        };
+        // 1,000 actions, each in a millisecond of its own, in a 10-minute
+        // window: one entry more each time.
+        for n in 1..=1_000 {
+            let call = ["RATE.LIMIT", "rate:window", "100000", "600000", "SLIDING"];
+            assert_eq!(decide(&mut con, &call)[0], 0);
+            assert_eq!(check(&mut con, &format!("{n} entries")).len(), 1 + 12 * n);
+            thread::sleep(Duration::from_millis(1));
+        }
+        // Calls with shorter periods forget the oldest entries, three or so
+        // at a time (each adds its own).
+        let state: Vec<u8> = query(&mut con, &["GET", "rate:window"]);
+        let times: Vec<i64> = state[1..]
+            .chunks_exact(12)
+            .map(|entry| i64::from_le_bytes(entry[..8].try_into().unwrap()))
+            .collect();
+        for oldest_kept in (3..1_000).step_by(3) {
+            let period = (server_ms(&mut con) - times[oldest_kept - 1]).max(1).to_string();
+            let call = ["RATE.LIMIT", "rate:window", "100000", &period, "SLIDING"];
+            assert_eq!(decide(&mut con, &call)[0], 0);
+            check(&mut con, &format!("entries from {oldest_kept} on"));
+        }
+        thread::sleep(Duration::from_millis(2));
+        assert_eq!(decide(&mut con, &["RATE.LIMIT", "rate:window", "100000", "1", "SLIDING"])[0], 0);
+        assert_eq!(check(&mut con, "one entry").len(), 13);
     }
 
     fn withrefill_appends_when_the_next_action_frees(flavor) {

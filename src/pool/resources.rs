@@ -499,6 +499,71 @@ mod tests {
         assert!(Pool::restore(vec![], vec![]).is_err());
     }
 
+    /// A stored pool's resources go into its B-tree maps as they are read,
+    /// each in O(log n) whatever the order: holders listed reversed or
+    /// shuffled (a pool is saved with them in name order) make the same
+    /// pool. The free list's order is its own (the one free the longest
+    /// first), kept as read.
+    #[test]
+    fn restore_takes_holders_in_any_order() {
+        let resources: Vec<Vec<u8>> = (0..200_000)
+            .map(|n| format!("resource-{n:06}").into_bytes())
+            .collect();
+        let (free, held) = resources.split_at(100_000);
+        let held: Vec<(Vec<u8>, Vec<u8>, u64)> = held
+            .iter()
+            .enumerate()
+            .map(|(n, name)| {
+                let until = if n.is_multiple_of(3) {
+                    NO_END
+                } else {
+                    1_000 + n as u64
+                };
+                (name.clone(), format!("owner-{}", n % 7).into_bytes(), until)
+            })
+            .collect();
+        let saved = Pool::restore(free.to_vec(), held.clone()).expect("in name order");
+        let listed = |pool: &Pool| -> Vec<(Vec<u8>, Vec<u8>, u64)> {
+            pool.holders()
+                .map(|(name, owner, until)| (name.to_vec(), owner.to_vec(), until))
+                .collect()
+        };
+        assert_eq!(listed(&saved), held);
+        assert_eq!(
+            names(&saved),
+            free.iter().map(Vec::as_slice).collect::<Vec<_>>()
+        );
+        let mut reversed = held.clone();
+        reversed.reverse();
+        let mut shuffled = held.clone();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for i in (1..shuffled.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        for holders in [reversed, shuffled] {
+            let pool = Pool::restore(free.to_vec(), holders).expect("any order");
+            assert_eq!(listed(&pool), held);
+            assert_eq!(names(&pool), names(&saved));
+            // Ended before 1,500: the 333 of n < 500 not a multiple of 3.
+            assert_eq!((pool.size(), pool.held(1_500)), (200_000, 100_000 - 333));
+            assert_eq!(pool.next_end(), saved.next_end());
+        }
+        let mut free_reversed = free.to_vec();
+        free_reversed.reverse();
+        let pool = Pool::restore(free_reversed.clone(), held.clone()).expect("any order");
+        assert_eq!(
+            names(&pool),
+            free_reversed.iter().map(Vec::as_slice).collect::<Vec<_>>()
+        );
+        // A name twice, however far apart, is refused.
+        let mut twice = held;
+        twice.push((free[0].clone(), b"o".to_vec(), NO_END));
+        assert!(Pool::restore(free.to_vec(), twice).is_err());
+    }
+
     #[test]
     fn blocks_are_rounded_to_the_allocators_size_classes() {
         for (size, class) in [
