@@ -477,8 +477,15 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             Change::Hold(resource, owner, until) => pool.hold(resource, owner, until),
         }
     }
+    let emptied = pool.is_empty();
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"pool.apply");
+    if emptied {
+        // As `POOL.REMOVE` leaves it: a pool with no resource is no key (and
+        // none would load back).
+        key.delete();
+        key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+    }
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 

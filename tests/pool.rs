@@ -616,3 +616,30 @@ server_tests! {
         within("a pool of 200000 resources, 10000 leased", usage as f64, growth);
     }
 }
+
+server_tests! {
+    /// `POOL.APPLY` comes only from a primary or the AOF. One that leaves a
+    /// pool without a resource (`FREE` of a resource it lacks, on a missing
+    /// key) leaves no key, as `POOL.REMOVE` does: an empty pool would not
+    /// load back, and the server could not restart.
+    fn an_apply_leaving_no_resource_leaves_no_key(flavor) {
+        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let _: () = cmd(&["SET", "marker", "1"]).query(&mut server.con()).unwrap();
+        server.kill9();
+        let aofs = server.dir().join("appendonlydir");
+        let incr = std::fs::read_dir(&aofs)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| path.to_string_lossy().ends_with(".incr.aof"))
+            .expect("an incremental AOF");
+        let mut logged = std::fs::read(&incr).unwrap();
+        logged.extend_from_slice(b"*4\r\n$10\r\nPOOL.APPLY\r\n$5\r\nempty\r\n$4\r\nFREE\r\n$1\r\nx\r\n");
+        std::fs::write(&incr, logged).unwrap();
+        server.start_again();
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["EXISTS", "empty"]), 0);
+        assert_eq!(int(&mut con, &["EXISTS", "marker"]), 1);
+        let reloaded: Value = cmd(&["DEBUG", "RELOAD"]).query(&mut con).unwrap();
+        assert_eq!(reloaded, Value::Okay);
+    }
+}
