@@ -9,9 +9,11 @@
 //!
 //! Waiting (`LATCH.WAIT key ms`, `common/wait.rs`): a waiter is answered 1
 //! when the latch opens — counted down to 0 (inside `LATCH.COUNTDOWN`),
-//! deleted, expired or flushed (keyspace events) — or nil when its time
-//! runs out. Waiting takes nothing, so it works on a replica too: the
-//! latch opens there when the primary's deletion arrives.
+//! deleted, expired or flushed (keyspace events) — and at its deadline
+//! from the count then: 1 if the latch is open (however it opened), nil if
+//! it is still positive, `LATCH.WAIT`'s error if the key holds no count.
+//! Waiting takes nothing, so it works on a replica too: the latch opens
+//! there when the primary's deletion arrives.
 //!
 //! Replication: verbatim, but for `LATCH.SET … PX|EX`, whose TTL starts at
 //! this server's clock: sent as `SET key count PXAT at`.

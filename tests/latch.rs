@@ -2,8 +2,9 @@
 //! nothing), counting down to 0 (the key goes, every waiter is answered 1),
 //! never below 0, the TTL kept, LATCH.SET on an existing latch changing
 //! nothing, waits (at once on an open latch, timing out, inside MULTI and
-//! scripts, opened by the TTL running out, on a replica), `INFO recipes`,
-//! replication (a TTL sent as an absolute time) and the AOF.
+//! scripts, opened by the TTL running out, a deadline answered from the
+//! count, on a replica), `INFO recipes`, replication (a TTL sent as an
+//! absolute time) and the AOF.
 
 mod harness;
 
@@ -367,5 +368,46 @@ server_tests! {
         assert_eq!(int(&mut con, &["LATCH.COUNT", "a"]), 2);
         assert_eq!(int(&mut con, &["LATCH.COUNT", "c"]), 3);
         assert_eq!(int(&mut con, &["EXISTS", "d"]), 0);
+    }
+
+    fn a_deadline_is_answered_from_the_count(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        // Opened, then the server is busy past the deadline (a DEBUG SLEEP in
+        // the same MULTI): the waiter is looked at only after its deadline,
+        // and the latch is open then.
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("0")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Okay, Value::Okay]));
+        assert_eq!(waiter.answer(), Ok(Value::Int(1)));
+        assert_eq!(figures(&mut con), (1, 0, 0));
+        // Closed again by the deadline: nil.
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let _: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("0")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .cmd("SET").arg("l").arg("2")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(waiter.answer(), Ok(Value::Nil));
+        assert_eq!(figures(&mut con), (2, 1, 0));
+        // No count at the deadline: LATCH.WAIT's error, as at its start.
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let _: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("done")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(waiter.answer(), Err(NOT_INTEGER.to_string()));
+        assert_eq!(figures(&mut con), (3, 1, 0));
     }
 }

@@ -18,9 +18,10 @@
 //!   the key;
 //! - `FLUSHDB`/`FLUSHALL`/`SWAPDB`: a timer due now.
 //!
-//! The same timer ends waits whose time ran out (null reply). Waits are kept
-//! here, not by the server's blocking timeout, so a wait is either granted or
-//! timed out, never both.
+//! The same timer ends waits whose time ran out (null reply; a family whose
+//! waiters take nothing answers from what the key holds then, see
+//! [`at_deadline`]). Waits are kept here, not by the server's blocking
+//! timeout, so a wait is either granted or timed out, never both.
 //!
 //! What the server allows decides when a queue is served ([`Writes`]), for
 //! a family whose grants write ([`Family::WRITES`]; a latch's waiters take
@@ -542,8 +543,7 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
             (timed_out, book.take_first(id))
         };
         for waiter in timed_out {
-            F::count(Event::TimedOut);
-            waiter.client.finish(Ok(RedisValue::Null));
+            at_deadline::<F>(ctx, id, name.as_arg(), waiter, cause);
         }
         let Some((arrival, waiter)) = next else {
             settle::<F>(ctx, id, None);
@@ -569,6 +569,38 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
             }
         }
     }
+}
+
+/// Answers a waiter whose time ran out: nil, but for a family whose waiters
+/// take nothing ([`Family::WRITES`] false), what the key holds at the
+/// deadline — an open latch answers 1 even then, however it opened (the
+/// event that opened it may be served only after the deadline, in the same
+/// check). The caller has selected the key's database.
+fn at_deadline<F: Family>(
+    ctx: &Context,
+    id: &KeyId,
+    name: Arg,
+    waiter: Waiter<F::Request>,
+    cause: Cause,
+) {
+    if !F::WRITES {
+        match F::offer(ctx, name, &waiter.request) {
+            Offer::Granted(reply, grant) => {
+                F::count(Event::Served(cause));
+                waiter
+                    .client
+                    .grant(reply, give_back::<F>(id.clone(), grant));
+                return;
+            }
+            Offer::Refused(error) => {
+                waiter.client.finish(Err(error));
+                return;
+            }
+            Offer::Busy(_) => {}
+        }
+    }
+    F::count(Event::TimedOut);
+    waiter.client.finish(Ok(RedisValue::Null));
 }
 
 /// While the server accepts no writes: answers the waits that ran out, keeps
