@@ -9,9 +9,14 @@
 //!
 //! Waiting (`LATCH.WAIT key ms`, `common/wait.rs`): a waiter is answered 1
 //! when the latch opens — counted down to 0 (inside `LATCH.COUNTDOWN`),
-//! deleted, expired or flushed (keyspace events) — or nil when its time
-//! runs out. Waiting takes nothing, so it works on a replica too: the
-//! latch opens there when the primary's deletion arrives.
+//! written to 0 or below by a plain string command (`SET key 0`, `DECR`,
+//! `DECRBY`, `INCRBY key -1`, …; string writes are watched from the first
+//! wait on), deleted, expired or flushed (keyspace events) — and at its
+//! deadline from the count then: 1 if the latch is open (however it
+//! opened), nil if it is still positive. A key that holds no count (`SET
+//! key text`), after a write or at the deadline, answers the waiter
+//! `LATCH.WAIT`'s error. Waiting takes nothing, so it works on a replica
+//! too: the latch opens there when the primary's write arrives.
 //!
 //! Replication: verbatim, but for `LATCH.SET … PX|EX`, whose TTL starts at
 //! this server's clock: sent as `SET key count PXAT at`.
@@ -60,6 +65,8 @@ impl Family for Latches {
     type Grant = ();
     const KEYS_WAITED_ON: &'static CStr = c"latches_with_waiters";
     const WRITES: bool = false;
+    /// `SET key 0`, `DECR key`, … open a latch.
+    const WATCHES_STRING_WRITES: bool = true;
 
     fn waits() -> &'static Waits<()> {
         &WAITS

@@ -2,8 +2,10 @@
 //! nothing), counting down to 0 (the key goes, every waiter is answered 1),
 //! never below 0, the TTL kept, LATCH.SET on an existing latch changing
 //! nothing, waits (at once on an open latch, timing out, inside MULTI and
-//! scripts, opened by the TTL running out, on a replica), `INFO recipes`,
-//! replication (a TTL sent as an absolute time) and the AOF.
+//! scripts, opened by the TTL running out or by a plain write to 0 or below,
+//! not by one that keeps the count positive, a deadline answered from the
+//! count, on a replica), `INFO recipes`, replication (a TTL sent as an
+//! absolute time) and the AOF.
 
 mod harness;
 
@@ -43,6 +45,26 @@ fn figures(con: &mut Connection) -> (i64, i64, i64) {
         figure("latch_waits_timed_out"),
         figure("latches_with_waiters"),
     )
+}
+
+/// A waiter on a latch at 1 is answered 1, at once, by the plain write
+/// `words` (which leaves the count at 0 or below).
+fn a_plain_write_opens(flavor: harness::Flavor, words: &[&str]) {
+    let server = Server::start(flavor);
+    let mut con = server.con();
+    let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+    let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "10000"]);
+    let started = Instant::now();
+    let _: Value = cmd(words).query(&mut con).unwrap();
+    assert_eq!(waiter.answer(), Ok(Value::Int(1)), "{words:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{words:?}: answered after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(int(&mut con, &["LATCH.COUNT", "l"]), 0);
+    assert_eq!(figures(&mut con), (1, 0, 0));
+    assert_eq!(blocked_clients(&mut con), 0);
 }
 
 server_tests! {
@@ -367,5 +389,123 @@ server_tests! {
         assert_eq!(int(&mut con, &["LATCH.COUNT", "a"]), 2);
         assert_eq!(int(&mut con, &["LATCH.COUNT", "c"]), 3);
         assert_eq!(int(&mut con, &["EXISTS", "d"]), 0);
+    }
+
+    fn set_0_opens_the_latch(flavor) {
+        a_plain_write_opens(flavor, &["SET", "l", "0"]);
+    }
+
+    fn decr_opens_the_latch(flavor) {
+        a_plain_write_opens(flavor, &["DECR", "l"]);
+    }
+
+    fn decrby_opens_the_latch(flavor) {
+        a_plain_write_opens(flavor, &["DECRBY", "l", "1"]);
+    }
+
+    fn incrby_minus_1_opens_the_latch(flavor) {
+        a_plain_write_opens(flavor, &["INCRBY", "l", "-1"]);
+    }
+
+    fn set_below_0_opens_the_latch(flavor) {
+        a_plain_write_opens(flavor, &["SET", "l", "-3"]);
+    }
+
+    fn plain_writes_that_keep_the_count_positive_answer_nobody(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "10000"]);
+        let writes: &[&[&str]] = &[
+            &["SET", "l", "2"],
+            &["INCR", "l"],
+            &["INCRBY", "l", "5"],
+            &["DECRBY", "l", "7"],
+            &["APPEND", "l", "0"],
+            &["SET", "l", "1", "PX", "600000"],
+        ];
+        for words in writes {
+            let _: Value = cmd(words).query(&mut con).unwrap();
+            // The check a write schedules runs within the next turn.
+            thread::sleep(Duration::from_millis(100));
+            assert!(!waiter.handle.is_finished(), "answered after {words:?}");
+            assert_eq!(blocked_clients(&mut con), 1, "{words:?}");
+            assert_eq!(figures(&mut con), (1, 0, 1), "{words:?}");
+        }
+        assert_eq!(int(&mut con, &["LATCH.COUNT", "l"]), 1);
+        assert_eq!(int(&mut con, &["DECR", "l"]), 0);
+        assert_eq!(waiter.answer(), Ok(Value::Int(1)));
+        assert_eq!(figures(&mut con), (1, 0, 0));
+    }
+
+    fn a_plain_write_that_makes_the_key_no_count_answers_its_error(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "10000"]);
+        let _: () = cmd(&["SET", "l", "done"]).query(&mut con).unwrap();
+        assert_eq!(waiter.answer(), Err(NOT_INTEGER.to_string()));
+        assert_eq!(error(&mut con, &cmd(&["LATCH.WAIT", "l", "10000"])), NOT_INTEGER);
+        assert_eq!(figures(&mut con), (1, 0, 0));
+    }
+
+    fn a_deadline_is_answered_from_the_count(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        // Opened, then the server is busy past the deadline (a DEBUG SLEEP in
+        // the same MULTI): the waiter is looked at only after its deadline,
+        // and the latch is open then.
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("0")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Okay, Value::Okay]));
+        assert_eq!(waiter.answer(), Ok(Value::Int(1)));
+        assert_eq!(figures(&mut con), (1, 0, 0));
+        // Closed again by the deadline: nil.
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut con).unwrap();
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let _: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("0")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .cmd("SET").arg("l").arg("2")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(waiter.answer(), Ok(Value::Nil));
+        assert_eq!(figures(&mut con), (2, 1, 0));
+        // No count at the deadline: LATCH.WAIT's error, as at its start.
+        let waiter = Waiter::start(&server, &["LATCH.WAIT", "l", "400"]);
+        let _: Value = redis::pipe()
+            .atomic()
+            .cmd("SET").arg("l").arg("done")
+            .cmd("DEBUG").arg("SLEEP").arg("0.8")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(waiter.answer(), Err(NOT_INTEGER.to_string()));
+        assert_eq!(figures(&mut con), (3, 1, 0));
+    }
+
+    fn a_waiter_on_a_replica_opens_when_the_primary_sets_0(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut primary = pair.primary.con();
+        let mut replica = pair.replica.con();
+        let _: () = cmd(&["SET", "l", "2"]).query(&mut primary).unwrap();
+        pair.sync();
+        let waiter = Waiter::start(&pair.replica, &["LATCH.WAIT", "l", "10000"]);
+        let _: () = cmd(&["SET", "l", "1"]).query(&mut primary).unwrap();
+        pair.sync();
+        thread::sleep(Duration::from_millis(100));
+        assert_eq!(blocked_clients(&mut replica), 1, "opened at 1");
+        let started = Instant::now();
+        let _: () = cmd(&["SET", "l", "0"]).query(&mut primary).unwrap();
+        assert_eq!(waiter.answer(), Ok(Value::Int(1)));
+        assert!(started.elapsed() < Duration::from_secs(2), "answered after {:?}", started.elapsed());
+        assert_eq!(int(&mut replica, &["LATCH.COUNT", "l"]), 0);
+        assert_eq!(blocked_clients(&mut replica), 0);
     }
 }

@@ -10,17 +10,20 @@
 //! - freed by one of the family's commands (release, add, grow): the command
 //!   calls [`serve_waiters`] itself, inside its own atomic unit;
 //! - deleted, renamed, moved, restored, evicted or expired by anything else
-//!   (keyspace events): in the same atomic unit as that command where the
-//!   server has post-notification jobs (Redis 7.2+, Valkey), else on the next
-//!   event-loop turn (a timer due now);
+//!   (keyspace events), or, for a family whose key is a plain string that any
+//!   command may write ([`Family::WATCHES_STRING_WRITES`]: a latch's count),
+//!   written by a string command (`SET`, `DECR`, …): in the same atomic unit
+//!   as that command where the server has post-notification jobs (Redis 7.2+,
+//!   Valkey), else on the next event-loop turn (a timer due now);
 //! - a lease ends: a timer set to the moment the family named
 //!   ([`Offer::Busy`]), so the hand-off does not wait for a client to touch
 //!   the key;
 //! - `FLUSHDB`/`FLUSHALL`/`SWAPDB`: a timer due now.
 //!
-//! The same timer ends waits whose time ran out (null reply). Waits are kept
-//! here, not by the server's blocking timeout, so a wait is either granted or
-//! timed out, never both.
+//! The same timer ends waits whose time ran out (null reply; a family whose
+//! waiters take nothing answers from what the key holds then, see
+//! [`at_deadline`]). Waits are kept here, not by the server's blocking
+//! timeout, so a wait is either granted or timed out, never both.
 //!
 //! What the server allows decides when a queue is served ([`Writes`]), for
 //! a family whose grants write ([`Family::WRITES`]; a latch's waiters take
@@ -64,7 +67,8 @@ pub type KeyId = (c_int, Vec<u8>);
 pub enum Cause {
     /// One of the family's own commands (release, add, grow).
     Release,
-    /// Anything else changed the key (delete, rename, restore, flush).
+    /// Anything else changed the key (delete, rename, restore, flush, a
+    /// plain string write).
     Delete,
     /// A lease ran out.
     Expiry,
@@ -139,6 +143,11 @@ pub trait Family: 'static {
     /// effect). A family whose waiters only watch a key (a latch opening)
     /// serves them on a replica and while writes are paused too.
     const WRITES: bool = true;
+    /// Whether any string write to the key (`SET`, `INCRBY`, …) may let a
+    /// waiter through: the key is a plain string that other commands write (a
+    /// latch's count). Such writes are watched once the family's first
+    /// client waits.
+    const WATCHES_STRING_WRITES: bool = false;
     fn waits() -> &'static Waits<Self::Request>;
     /// Takes what the key holds for `request`, as the waiter's command would
     /// have when it arrived (the caller has selected the key's database), and
@@ -264,6 +273,9 @@ pub struct Waits<R> {
     /// How many queues exist; lets the hot paths skip the map when nobody
     /// waits.
     count: AtomicUsize,
+    /// String writes are watched for this family
+    /// ([`Family::WATCHES_STRING_WRITES`]).
+    strings_watched: AtomicBool,
 }
 
 impl<R> Waits<R> {
@@ -275,6 +287,7 @@ impl<R> Waits<R> {
                 arrivals: 0,
             }),
             count: AtomicUsize::new(0),
+            strings_watched: AtomicBool::new(false),
         }
     }
 
@@ -405,6 +418,9 @@ pub fn park<'k, F: Family>(
     };
     WATCHING.store(true, Ordering::Relaxed);
     subscribe_once(ctx);
+    if F::WATCHES_STRING_WRITES {
+        watch_string_writes::<F>(ctx);
+    }
     let id = key_id(ctx, name);
     let waiter = Waiter {
         client,
@@ -542,8 +558,7 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
             (timed_out, book.take_first(id))
         };
         for waiter in timed_out {
-            F::count(Event::TimedOut);
-            waiter.client.finish(Ok(RedisValue::Null));
+            at_deadline::<F>(ctx, id, name.as_arg(), waiter, cause);
         }
         let Some((arrival, waiter)) = next else {
             settle::<F>(ctx, id, None);
@@ -569,6 +584,38 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
             }
         }
     }
+}
+
+/// Answers a waiter whose time ran out: nil, but for a family whose waiters
+/// take nothing ([`Family::WRITES`] false), what the key holds at the
+/// deadline — an open latch answers 1 even then, however it opened (the
+/// event that opened it may be served only after the deadline, in the same
+/// check). The caller has selected the key's database.
+fn at_deadline<F: Family>(
+    ctx: &Context,
+    id: &KeyId,
+    name: Arg,
+    waiter: Waiter<F::Request>,
+    cause: Cause,
+) {
+    if !F::WRITES {
+        match F::offer(ctx, name, &waiter.request) {
+            Offer::Granted(reply, grant) => {
+                F::count(Event::Served(cause));
+                waiter
+                    .client
+                    .grant(reply, give_back::<F>(id.clone(), grant));
+                return;
+            }
+            Offer::Refused(error) => {
+                waiter.client.finish(Err(error));
+                return;
+            }
+            Offer::Busy(_) => {}
+        }
+    }
+    F::count(Event::TimedOut);
+    waiter.client.finish(Ok(RedisValue::Null));
 }
 
 /// While the server accepts no writes: answers the waits that ran out, keeps
@@ -867,6 +914,48 @@ fn subscribe_once(ctx: &Context) {
             Some(on_keyspace_event),
         )
     };
+}
+
+/// Watches string writes for family `F` ([`Family::WATCHES_STRING_WRITES`]),
+/// once, from its first wait on: a server where no client ever waited in `F`
+/// pays nothing on its `SET`s and `INCR`s; from then on each costs the
+/// server's call of [`on_string_write`], one atomic load while nobody waits
+/// in `F`. (Redis 7.0 cannot unsubscribe.)
+fn watch_string_writes<F: Family>(ctx: &Context) {
+    if F::waits().strings_watched.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: `ctx` is the running command's context (the server records its
+    // module); `on_string_write::<F>` is this module's function, valid while
+    // loaded.
+    unsafe {
+        api!(RedisModule_SubscribeToKeyspaceEvents)(
+            ctx.get_raw(),
+            raw::REDISMODULE_NOTIFY_STRING as c_int,
+            Some(on_string_write::<F>),
+        )
+    };
+}
+
+/// A string command wrote a key: if `F` has waiters on it, check it soon, as
+/// for a deletion. Every `SET` and `INCR` of the server comes here: when
+/// nobody waits in `F`, one atomic load and back.
+extern "C" fn on_string_write<F: Family>(
+    ctx: *mut raw::RedisModuleCtx,
+    _class: c_int,
+    _event: *const c_char,
+    key: *mut raw::RedisModuleString,
+) -> c_int {
+    guard((), || {
+        if F::waits().idle() || key.is_null() {
+            return;
+        }
+        let ctx = Context::new(ctx);
+        // SAFETY: the server's key name, valid during this callback.
+        let name = unsafe { string_bytes(key) };
+        key_changed::<F>(&ctx, name, Cause::Delete);
+    });
+    raw::REDISMODULE_OK as c_int
 }
 
 /// A key was deleted, expired, evicted, renamed, moved, restored or had its

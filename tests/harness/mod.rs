@@ -487,14 +487,20 @@ impl Replicated {
         Replicated::start_with(flavor, &[])
     }
 
-    /// Waits until the replica acknowledged everything written so far.
+    /// Waits until the replica has applied everything written so far: its
+    /// processed offset reaches the primary's. (`WAIT` would not do: it waits
+    /// for the asking connection's own last write, and a new connection has
+    /// written nothing, so it answers at once.)
     pub fn sync(&self) {
-        let acked: i64 = redis::cmd("WAIT")
-            .arg(1)
-            .arg(10_000)
-            .query(&mut self.primary.con())
-            .expect("WAIT");
-        assert_eq!(acked, 1, "the replica did not acknowledge the writes");
+        let offset = |con: &mut Connection, field: &str| -> Option<i64> {
+            info_field(con, "replication", field)?.parse().ok()
+        };
+        let sent = offset(&mut self.primary.con(), "master_repl_offset")
+            .expect("the primary's master_repl_offset");
+        let mut replica = self.replica.con();
+        wait_until("the replica applied the primary's writes", || {
+            offset(&mut replica, "slave_repl_offset").is_some_and(|applied| applied >= sent)
+        });
     }
 }
 
