@@ -10,14 +10,14 @@
 //! - freed by one of the family's commands (release, add, grow): the command
 //!   calls [`serve_waiters`] itself, inside its own atomic unit;
 //! - deleted, renamed, moved, restored, evicted or expired by anything else
-//!   (keyspace events), or, for a family whose key is a plain string that any
-//!   command may write ([`Family::WATCHES_STRING_WRITES`]: a latch's count),
-//!   written by a string command (`SET`, `DECR`, …): in the same atomic unit
-//!   as that command where the server has post-notification jobs (Redis 7.2+,
-//!   Valkey), else on the next event-loop turn (a timer due now);
-//! - a lease ends: a timer set to the moment the family named
-//!   ([`Offer::Busy`]), so the hand-off does not wait for a client to touch
-//!   the key;
+//!   (keyspace events): in the same atomic unit as that command where the
+//!   server has post-notification jobs (Redis 7.2+, Valkey), else on the next
+//!   event-loop turn (a timer due now);
+//! - a lease ends, or a family looks again by itself: a timer set to the
+//!   moment the family named ([`Offer::Busy`]), so the hand-off does not wait
+//!   for a client to touch the key (a latch, which plain string commands may
+//!   open, is looked at again every few milliseconds while clients wait on
+//!   it: no hook on other commands' path);
 //! - `FLUSHDB`/`FLUSHALL`/`SWAPDB`: a timer due now.
 //!
 //! The same timer ends waits whose time ran out (null reply; a family whose
@@ -67,8 +67,7 @@ pub type KeyId = (c_int, Vec<u8>);
 pub enum Cause {
     /// One of the family's own commands (release, add, grow).
     Release,
-    /// Anything else changed the key (delete, rename, restore, flush, a
-    /// plain string write).
+    /// Anything else changed the key (delete, rename, restore, flush).
     Delete,
     /// A lease ran out.
     Expiry,
@@ -143,11 +142,6 @@ pub trait Family: 'static {
     /// effect). A family whose waiters only watch a key (a latch opening)
     /// serves them on a replica and while writes are paused too.
     const WRITES: bool = true;
-    /// Whether any string write to the key (`SET`, `INCRBY`, …) may let a
-    /// waiter through: the key is a plain string that other commands write (a
-    /// latch's count). Such writes are watched once the family's first
-    /// client waits.
-    const WATCHES_STRING_WRITES: bool = false;
     fn waits() -> &'static Waits<Self::Request>;
     /// Takes what the key holds for `request`, as the waiter's command would
     /// have when it arrived (the caller has selected the key's database), and
@@ -273,9 +267,6 @@ pub struct Waits<R> {
     /// How many queues exist; lets the hot paths skip the map when nobody
     /// waits.
     count: AtomicUsize,
-    /// String writes are watched for this family
-    /// ([`Family::WATCHES_STRING_WRITES`]).
-    strings_watched: AtomicBool,
 }
 
 impl<R> Waits<R> {
@@ -287,7 +278,6 @@ impl<R> Waits<R> {
                 arrivals: 0,
             }),
             count: AtomicUsize::new(0),
-            strings_watched: AtomicBool::new(false),
         }
     }
 
@@ -302,6 +292,11 @@ impl<R> Waits<R> {
 
     fn idle(&self) -> bool {
         self.count.load(Ordering::Relaxed) == 0
+    }
+
+    /// How many keys have waiters.
+    pub fn keys(&self) -> usize {
+        self.count.load(Ordering::Relaxed)
     }
 
     /// Removes `id`'s queue; its waiters (forgotten) and timer are the
@@ -418,9 +413,6 @@ pub fn park<'k, F: Family>(
     };
     WATCHING.store(true, Ordering::Relaxed);
     subscribe_once(ctx);
-    if F::WATCHES_STRING_WRITES {
-        watch_string_writes::<F>(ctx);
-    }
     let id = key_id(ctx, name);
     let waiter = Waiter {
         client,
@@ -914,48 +906,6 @@ fn subscribe_once(ctx: &Context) {
             Some(on_keyspace_event),
         )
     };
-}
-
-/// Watches string writes for family `F` ([`Family::WATCHES_STRING_WRITES`]),
-/// once, from its first wait on: a server where no client ever waited in `F`
-/// pays nothing on its `SET`s and `INCR`s; from then on each costs the
-/// server's call of [`on_string_write`], one atomic load while nobody waits
-/// in `F`. (Redis 7.0 cannot unsubscribe.)
-fn watch_string_writes<F: Family>(ctx: &Context) {
-    if F::waits().strings_watched.swap(true, Ordering::Relaxed) {
-        return;
-    }
-    // SAFETY: `ctx` is the running command's context (the server records its
-    // module); `on_string_write::<F>` is this module's function, valid while
-    // loaded.
-    unsafe {
-        api!(RedisModule_SubscribeToKeyspaceEvents)(
-            ctx.get_raw(),
-            raw::REDISMODULE_NOTIFY_STRING as c_int,
-            Some(on_string_write::<F>),
-        )
-    };
-}
-
-/// A string command wrote a key: if `F` has waiters on it, check it soon, as
-/// for a deletion. Every `SET` and `INCR` of the server comes here: when
-/// nobody waits in `F`, one atomic load and back.
-extern "C" fn on_string_write<F: Family>(
-    ctx: *mut raw::RedisModuleCtx,
-    _class: c_int,
-    _event: *const c_char,
-    key: *mut raw::RedisModuleString,
-) -> c_int {
-    guard((), || {
-        if F::waits().idle() || key.is_null() {
-            return;
-        }
-        let ctx = Context::new(ctx);
-        // SAFETY: the server's key name, valid during this callback.
-        let name = unsafe { string_bytes(key) };
-        key_changed::<F>(&ctx, name, Cause::Delete);
-    });
-    raw::REDISMODULE_OK as c_int
 }
 
 /// A key was deleted, expired, evicted, renamed, moved, restored or had its
