@@ -55,15 +55,20 @@ impl<'a> Arg<'a> {
 /// # Safety
 /// `string` must be a valid server string that outlives `'a`.
 pub unsafe fn string_bytes<'a>(string: *const raw::RedisModuleString) -> &'a [u8] {
-    let Some(ptr_len) = raw::RedisModule_StringPtrLen else {
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs.
+    let Some(ptr_len) = (unsafe { raw::RedisModule_StringPtrLen }) else {
         return &[];
     };
     let mut len = 0;
-    let data = ptr_len(string, &mut len);
+    // SAFETY: the caller hands a valid server string.
+    let data = unsafe { ptr_len(string, &mut len) };
     if data.is_null() {
         return &[];
     }
-    std::slice::from_raw_parts(data.cast::<u8>(), len)
+    // SAFETY: the server's buffer of `len` bytes, alive as long as the
+    // string, which outlives `'a` (the caller's promise).
+    unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
 }
 
 /// Reinterprets the server's `argv` as arguments.
@@ -72,7 +77,11 @@ pub unsafe fn string_bytes<'a>(string: *const raw::RedisModuleString) -> &'a [u8
 /// `argv` must point to `argc` valid strings that outlive `'a`.
 pub unsafe fn from_argv<'a>(argv: *mut *mut raw::RedisModuleString, argc: i32) -> &'a [Arg<'a>] {
     match usize::try_from(argc) {
-        Ok(len) if !argv.is_null() => std::slice::from_raw_parts(argv.cast::<Arg<'a>>(), len),
+        // SAFETY: `argv` holds `argc` valid strings that outlive `'a` (the
+        // caller's promise); `Arg` is a transparent wrapper of the pointer.
+        Ok(len) if !argv.is_null() => unsafe {
+            std::slice::from_raw_parts(argv.cast::<Arg<'a>>(), len)
+        },
         _ => &[],
     }
 }

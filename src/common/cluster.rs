@@ -123,10 +123,12 @@ pub const MIGRATE_COMPLETED: u64 = 5;
 
 /// The `server_name` of `INFO server`: Valkey names itself, Redis does not.
 fn server_name(ctx: &Context) -> Option<Vec<u8>> {
-    // SAFETY (these three reads): plain reads of server API pointers, written
-    // once by `RedisModule_Init` at load, before any of this code runs.
+    // SAFETY: a plain read of a server API pointer, written once by
+    // `RedisModule_Init` at load, before any of this code runs.
     let get = unsafe { raw::RedisModule_GetServerInfo }?;
+    // SAFETY: as above.
     let field = unsafe { raw::RedisModule_ServerInfoGetFieldC }?;
+    // SAFETY: as above.
     let free = unsafe { raw::RedisModule_FreeServerInfo }?;
     // SAFETY: `ctx` is the server's context of the running call (without
     // automatic memory); the section name is a C string literal. The object

@@ -102,7 +102,9 @@ pub fn register(
 /// # Safety
 /// `private` is the `Setting` registered with the callback.
 unsafe fn setting<'s>(private: *mut c_void) -> Option<&'s Setting> {
-    private.cast::<Setting>().cast_const().as_ref()
+    // SAFETY: the caller passes the pointer registered for a `Setting`, a
+    // static that lives as long as the module.
+    unsafe { private.cast::<Setting>().cast_const().as_ref() }
 }
 
 unsafe extern "C" fn get(_name: *const c_char, private: *mut c_void) -> c_longlong {

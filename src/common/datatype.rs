@@ -258,12 +258,15 @@ pub const fn methods<T: Stored>() -> raw::RedisModuleTypeMethods {
 /// # Safety
 /// `value` is a `T` the server holds for this type.
 unsafe fn value_ref<'v, T>(value: *const c_void) -> Option<&'v T> {
-    value.cast::<T>().as_ref()
+    // SAFETY: null, or a `T` the server holds for this type (the caller's
+    // promise), alive during the callback.
+    unsafe { value.cast::<T>().as_ref() }
 }
 
 unsafe extern "C" fn rdb_save<T: Stored>(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     guard((), || {
-        if let Some(value) = value_ref::<T>(value) {
+        // SAFETY: the server hands this type's callback a value of this type.
+        if let Some(value) = unsafe { value_ref::<T>(value) } {
             value.save(&mut Writer { io: rdb });
         }
     })
@@ -294,7 +297,8 @@ unsafe extern "C" fn aof_rewrite<T: Stored>(
     value: *mut c_void,
 ) {
     guard((), || {
-        if let Some(value) = value_ref::<T>(value) {
+        // SAFETY: the server hands this type's callback a value of this type.
+        if let Some(value) = unsafe { value_ref::<T>(value) } {
             value.rewrite(&mut Rewrite { aof, key });
         }
     })
@@ -302,28 +306,37 @@ unsafe extern "C" fn aof_rewrite<T: Stored>(
 
 unsafe extern "C" fn digest<T: Stored>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     guard((), || {
-        if let Some(value) = value_ref::<T>(value) {
+        // SAFETY: the server hands this type's callback a value of this type.
+        if let Some(value) = unsafe { value_ref::<T>(value) } {
             value.digest(&mut Digest { md });
         }
     })
 }
 
 unsafe extern "C" fn mem_usage<T: Stored>(value: *const c_void) -> usize {
-    guard(0, || value_ref::<T>(value).map_or(0, T::memory))
+    guard(0, || {
+        // SAFETY: the server hands this type's callback a value of this type.
+        let value = unsafe { value_ref::<T>(value) };
+        value.map_or(0, T::memory)
+    })
 }
 
 unsafe extern "C" fn free_effort<T: Stored>(
     _key: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> usize {
-    guard(1, || value_ref::<T>(value).map_or(1, T::allocations))
+    guard(1, || {
+        // SAFETY: the server hands this type's callback a value of this type.
+        let value = unsafe { value_ref::<T>(value) };
+        value.map_or(1, T::allocations)
+    })
 }
 
 unsafe extern "C" fn free<T: Stored>(value: *mut c_void) {
     if !value.is_null() {
         guard((), || {
             // SAFETY: made by `Box::into_raw` of a `T`; the server frees once.
-            let value = Box::from_raw(value.cast::<T>());
+            let value = unsafe { Box::from_raw(value.cast::<T>()) };
             value.count(-1);
             drop(value);
         });
@@ -335,9 +348,12 @@ unsafe extern "C" fn copy<T: Stored>(
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
-    guard(ptr::null_mut(), || match value_ref::<T>(value) {
-        Some(value) => Box::into_raw(adopt(value.clone())).cast(),
-        None => ptr::null_mut(),
+    guard(ptr::null_mut(), || {
+        // SAFETY: the server hands this type's callback a value of this type.
+        match unsafe { value_ref::<T>(value) } {
+            Some(value) => Box::into_raw(adopt(value.clone())).cast(),
+            None => ptr::null_mut(),
+        }
     })
 }
 
