@@ -440,6 +440,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[&SLUG_MAX_CHARS],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -184,6 +184,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -231,6 +231,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

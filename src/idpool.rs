@@ -27,7 +27,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
@@ -569,6 +569,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<Waiting>()),
     settings: &[],
+    stored: &[StoredType {
+        data_type: &ID_POOL_TYPE,
+        encodings: ENCODINGS,
+    }],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

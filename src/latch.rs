@@ -229,6 +229,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&WAITS_STARTED, &WAITS_TIMED_OUT],
     waiting: Some(wait::watcher::<Latches>()),
     settings: &[],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -12,11 +12,7 @@ mod pool;
 mod rate;
 mod rwlock;
 
-use idpool::ID_POOL_TYPE;
-use pool::RESOURCE_POOL_TYPE;
-use redis_module::native_types::RedisType;
 use redis_module::{redis_module, Context, RedisString, Status};
-use rwlock::RWLOCK_TYPE;
 
 // The server's allocator inside Redis (so `INFO memory` and `maxmemory` see
 // the module's memory); the system one in unit tests, which run without it.
@@ -58,16 +54,11 @@ const fn number(digits: &str) -> i32 {
     value
 }
 
-/// Every module data type, with the encoding versions it reads: `load`
-/// creates them, in this order.
-static STORED_TYPES: [(&RedisType, &[i32]); 3] = [
-    (&ID_POOL_TYPE, idpool::ENCODINGS),
-    (&RESOURCE_POOL_TYPE, pool::ENCODINGS),
-    (&RWLOCK_TYPE, rwlock::ENCODINGS),
-];
-
-/// The families, in the order `INFO recipes` shows their figures.
-static FAMILIES: [&common::family::FamilySpec; 9] = [
+/// The families, in the order `INFO recipes` shows their figures: the one
+/// list that names them (a new family adds its `mod` line above and its
+/// line here). Their commands, figures, waits, settings and data types come
+/// from each family's `FamilySpec`.
+static FAMILIES: &[&common::family::FamilySpec] = &[
     &idgen::FAMILY,
     &lock::FAMILY,
     &article::FAMILY,
@@ -96,12 +87,15 @@ fn load(ctx: &Context) -> Status {
         common::panic::log_warning(&message);
         return Status::Err;
     }
-    for family in FAMILIES {
+    for family in FAMILIES.iter() {
         if common::command::register(ctx, family.commands) == Status::Err {
             return Status::Err;
         }
     }
-    let types = STORED_TYPES.iter().map(|(data_type, _)| *data_type);
+    let types = FAMILIES
+        .iter()
+        .flat_map(|family| family.stored)
+        .map(|stored| stored.data_type);
     if let Err(message) = common::datatype::create(ctx, types) {
         common::panic::log_warning(&message);
         return Status::Err;
@@ -120,7 +114,8 @@ redis_module! {
     name: "recipes",
     version: VERSION,
     allocator: (Allocator, Allocator {}),
-    // `load` creates them (`STORED_TYPES`), once its settings are applied.
+    // `load` creates them (each family's `stored`), once its settings are
+    // applied.
     data_types: [],
     init: init,
     commands: [],

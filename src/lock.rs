@@ -369,6 +369,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<Locks>()),
     settings: &[],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

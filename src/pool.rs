@@ -31,7 +31,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
@@ -601,6 +601,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&RESOURCE_POOLS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
     waiting: Some(wait::watcher::<Pools>()),
     settings: &[],
+    stored: &[StoredType {
+        data_type: &RESOURCE_POOL_TYPE,
+        encodings: ENCODINGS,
+    }],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -541,6 +541,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&ALLOWED, &LIMITED],
     waiting: None,
     settings: &[&SLIDING_MAX, &MAX_LIMITS_SETTING],
+    stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

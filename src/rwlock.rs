@@ -36,7 +36,7 @@ use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, Writer};
+use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
@@ -715,6 +715,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&RWLOCKS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
     waiting: Some(wait::watcher::<RwLocks>()),
     settings: &[],
+    stored: &[StoredType {
+        data_type: &RWLOCK_TYPE,
+        encodings: ENCODINGS,
+    }],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[

@@ -1,9 +1,11 @@
 //! What a family gives the module, declared once in its own file: its
 //! commands, its `INFO recipes` figures, its wait queues when its commands
-//! may wait, and its settings. `src/lib.rs` lists the families.
+//! may wait, its settings and its data types. `src/lib.rs` lists the
+//! families; everything else is derived from this.
 
 use super::command::CommandSpec;
 use super::config::Setting;
+use super::datatype::StoredType;
 use super::stats::Stat;
 use super::wait::Watcher;
 
@@ -14,4 +16,6 @@ pub struct FamilySpec {
     /// Its wait queues, when its commands may wait (`… WAIT ms`).
     pub waiting: Option<Watcher>,
     pub settings: &'static [&'static Setting],
+    /// Its module data types, with the encoding versions each reads.
+    pub stored: &'static [StoredType],
 }
