@@ -85,9 +85,15 @@ fixtures: build ## write this release's upgrade fixtures (tests/fixtures/<versio
 	  RECIPES_FIXTURE_RELEASE=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) \
 	  $(CARGO) test --release --test upgrade write_fixtures -- --ignored --exact
 
-lint: ## cargo fmt --check and clippy -D warnings
+# Cargo.toml's [lints] (unsafe blocks documented, no unsafe call outside one)
+# hold for clippy too; the Python package: ruff (pyproject.toml) and mypy
+# --strict.
+lint: deps ## cargo fmt --check, clippy -D warnings, ruff and mypy --strict on the Python package
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --release --all-targets -- -D warnings
+	@$(call pip_install,"./clients/python[test]")
+	python3 -m ruff check clients/python
+	python3 -m mypy --strict clients/python/src/redis_recipes
 
 clean: ## remove the build
 	$(CARGO) clean
