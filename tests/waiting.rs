@@ -1,5 +1,6 @@
-//! Waiting under operators' routines, for every family that waits (LOCK,
-//! POOL, IDPOOL): a lease ending while the server accepts no writes (`CLIENT
+//! Waiting under operators' routines, for every family whose waiters take
+//! something (LOCK, POOL, IDPOOL, RWLOCK; a test checks none is missing): a
+//! lease ending while the server accepts no writes (`CLIENT
 //! PAUSE … WRITE`, `FAILOVER`, `SHUTDOWN` waiting for a lagging replica), a
 //! waiter unblocked or killed at the moment of its hand-off, and waits that
 //! end leaving nothing behind.
@@ -107,7 +108,45 @@ const IDPOOL: Family = Family {
     holder: |con| (idpool_info(con, "k").1 == 1).then(|| "leased".to_string()),
 };
 
-const FAMILIES: [&Family; 3] = [&LOCK, &POOL, &IDPOOL];
+const RWLOCK: Family = Family {
+    name: "rwlock",
+    hold_briefly: &[&["RWLOCK.ACQUIRE", "k", "WRITE", "holder", "PX", "300"]],
+    hold: &[&["RWLOCK.ACQUIRE", "k", "WRITE", "holder"]],
+    wait: &[
+        "RWLOCK.ACQUIRE",
+        "k",
+        "WRITE",
+        "{who}",
+        "WAIT",
+        "{wait}",
+        "PX",
+        "60000",
+    ],
+    granted: || Value::Int(1),
+    release: &["RWLOCK.RELEASE", "k", "holder"],
+    // The first holder's token in `RWLOCK.INFO` (`mode`, `holders`, `waiting`).
+    holder: |con| match value(con, &["RWLOCK.INFO", "k"]) {
+        Value::Array(fields) => match fields.get(3) {
+            Some(Value::Array(holders)) => match holders.first() {
+                Some(Value::Array(holder)) => match holder.first() {
+                    Some(Value::BulkString(token)) => {
+                        Some(String::from_utf8_lossy(token).into_owned())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    },
+};
+
+/// Every family whose waiters take something. LATCH's waiters take nothing
+/// (they watch a count), so what these tests check of a hand-off does not
+/// apply to it; `tests/latch.rs` tests its waits.
+const FAMILIES: [&Family; 4] = [&LOCK, &POOL, &IDPOOL, &RWLOCK];
+const WAITERS_TAKING_NOTHING: &[&str] = &["latch"];
 
 impl Family {
     /// The waiting command for `who`, waiting up to `wait_ms`.
@@ -557,6 +596,25 @@ fn slot_moves_under_leases_and_waiters(flavor: harness::Flavor, how: SlotMove) {
 }
 
 server_tests! {
+    /// A family with a command that waits (`blocking` in `COMMAND INFO`) is
+    /// in [`FAMILIES`], or named in [`WAITERS_TAKING_NOTHING`].
+    fn every_family_that_waits_is_tested_here(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let mut missing = Vec::new();
+        for command in harness::module_commands(&mut con) {
+            if !harness::command_flags(&mut con, &command).iter().any(|f| f == "blocking") {
+                continue;
+            }
+            let family = command.split('.').next().unwrap_or_default().to_string();
+            let listed = FAMILIES.iter().any(|f| f.name == family) || WAITERS_TAKING_NOTHING.contains(&family.as_str());
+            if !listed {
+                missing.push(format!("{command}: its family '{family}' is not in tests/waiting.rs's FAMILIES"));
+            }
+        }
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
+
     fn a_slot_moved_by_migrate_takes_its_waiters_along(flavor) {
         slot_moves_under_leases_and_waiters(flavor, SlotMove::Migrate);
     }
