@@ -114,6 +114,7 @@ class Clients:
 
     def __init__(self, server: Server, mode: str) -> None:
         import redis.asyncio
+
         import redis_recipes
         import redis_recipes.asyncio
 

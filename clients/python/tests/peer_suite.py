@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import pytest
-
 from conftest import FLAVORS, MODULE
 
 HERE = Path(__file__).resolve().parent

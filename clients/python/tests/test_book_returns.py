@@ -17,10 +17,10 @@ from typing import Any, Awaitable, Callable, List
 import pytest
 import redis
 import redis.asyncio
+from conftest import Server, value
 
 import redis_recipes
 import redis_recipes.asyncio
-from conftest import Server, value
 
 
 class Book:

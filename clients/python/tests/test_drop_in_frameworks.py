@@ -6,7 +6,6 @@ module's RATE commands."""
 from typing import Dict
 
 import pytest
-
 from conftest import Server
 
 pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")

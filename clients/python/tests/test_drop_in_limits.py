@@ -9,12 +9,11 @@ from typing import Any, Awaitable, Callable, Dict
 
 import pytest
 import redis
-
 from conftest import Server, value
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
-import limits.aio.strategies  # noqa: E402
+import limits.aio.strategies  # noqa: E402, F811 (the module importorskip returned, with its submodule)
 import limits.strategies  # noqa: E402
 from limits import RateLimitItemPerSecond  # noqa: E402
 from limits.errors import StorageError  # noqa: E402

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
-
 from conftest import FLAVORS, Server, binary
 from peer_suite import PytestRun, fetch_tests, servers_found, summary
 

@@ -16,9 +16,9 @@ import redis
 import redis.asyncio
 import redis.asyncio.lock
 import redis.lock
+from conftest import FLAVORS, MODULE, Server
 from redis.exceptions import LockError, LockNotOwnedError
 
-from conftest import FLAVORS, MODULE, Server
 from redis_recipes._core import FOREVER
 from redis_recipes.drop_in import AsyncLock, Lock
 from redis_recipes.drop_in.lock import wait_slice

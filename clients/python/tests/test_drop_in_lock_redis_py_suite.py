@@ -17,7 +17,6 @@ from typing import Any, Dict, Iterator
 
 import pytest
 import redis
-
 from conftest import FLAVORS, Server, binary
 from peer_suite import PytestRun, fetch_tests, servers_found, summary
 

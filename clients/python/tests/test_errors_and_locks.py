@@ -9,11 +9,11 @@ from typing import Any, List
 
 import pytest
 import redis
+from conftest import Clients, Server, value
 from redis.exceptions import ResponseError
+from test_book import run
 
 import redis_recipes
-from conftest import Clients, Server, value
-from test_book import run
 
 
 def test_each_error_has_its_exception(clients: Clients) -> None:
@@ -25,8 +25,10 @@ def test_each_error_has_its_exception(clients: Clients) -> None:
         first = recipes.Article(client, 1, slug_index="slugs")
         await value(first.create("t", "c", "a", slug="taken"))
         cases = [
-            (lambda: recipes.Article(client, 2, slug_index="slugs").create("t", "c", "a", slug="taken"), errors.SlugTaken),
-            (lambda: recipes.Article(client, 3, slug_index="slugs").create("t", "c", "a", slug="no spaces"), errors.InvalidSlug),
+            (lambda: recipes.Article(client, 2, slug_index="slugs").create("t", "c", "a", slug="taken"),
+             errors.SlugTaken),
+            (lambda: recipes.Article(client, 3, slug_index="slugs").create("t", "c", "a", slug="no spaces"),
+             errors.InvalidSlug),
             (lambda: recipes.IdPool(client, "no-pool").acquire(), errors.PoolMissing),
             (lambda: recipes.IdGenerator(client, "gen").produce(), errors.GeneratorExhausted),
             (lambda: recipes.IdGenerator(client, "a-hash").produce(), errors.WrongType),

@@ -12,11 +12,11 @@ from typing import Any, Callable, Dict, List, NamedTuple
 import pytest
 import redis
 import redis.asyncio
+from conftest import Server
 
 import redis_recipes
 import redis_recipes._core
 import redis_recipes.asyncio
-from conftest import Server
 
 HELD = 7.0  # seconds the holder keeps the unit: past the 5 s socket timeout
 WAIT = 10.0  # seconds each waiter waits

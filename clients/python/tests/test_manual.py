@@ -45,7 +45,6 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 import pytest
 import redis
 import redis.asyncio
-
 from conftest import FLAVORS, ROOT, Server, serve, servers_required
 
 README = ROOT / "README.md"

@@ -15,11 +15,11 @@ import redis
 import redis.asyncio
 import redis.asyncio.retry
 import redis.retry
+from conftest import Server
 from redis.backoff import NoBackoff
 
 import redis_recipes
 import redis_recipes.asyncio
-from conftest import Server
 
 RESOURCE = "r"
 OWNER = "me"

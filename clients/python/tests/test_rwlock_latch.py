@@ -17,15 +17,15 @@ from typing import Any, AsyncIterator, Callable, List
 import pytest
 import redis
 import redis.asyncio
+from conftest import Clients, Server, value
 from redis.crc import key_slot
 from redis.exceptions import ResponseError
+from test_book import run
 
 import redis_recipes
 import redis_recipes.asyncio
 import redis_recipes.latch
-from conftest import Clients, Server, value
 from redis_recipes import RwLockInfo
-from test_book import run
 
 KEY = "rw"
 

@@ -4,7 +4,7 @@
 import time
 from typing import Any, Optional
 
-from ._core import Request, Steps, Recipe, ms, recipe, waiting
+from ._core import Recipe, Request, Steps, ms, recipe, waiting
 
 CHUNK = 60.0
 """Seconds: a longer wait is sent as waits of at most this long, one after
