@@ -13,7 +13,7 @@ results=bench/results/stress.md
 work=$(mktemp -d)
 fuzz_calls=${FUZZ_CALLS:-200000}
 hostile_calls=${HOSTILE_CALLS:-200000}
-memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool rate pool operator replication waiting}
+memcheck_tests=${MEMCHECK_TESTS:-hardening idgen lock article cache idpool rate pool operator replication waiting latch events}
 memcheck_calls=${MEMCHECK_CALLS:-2000}
 export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
 : "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
