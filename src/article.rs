@@ -91,7 +91,7 @@ fn taken(slug: Arg) -> RedisError {
 }
 
 /// Whether the key holds an article (any hash); another type is `WRONGTYPE`.
-fn exists(article: &Key) -> Result<bool, RedisError> {
+fn exists<M>(article: &Key<M>) -> Result<bool, RedisError> {
     match article.kind() {
         Kind::Empty => Ok(false),
         Kind::Hash => Ok(true),
@@ -100,11 +100,11 @@ fn exists(article: &Key) -> Result<bool, RedisError> {
 }
 
 /// A slug index is a hash, or not there yet; another type is `WRONGTYPE`.
-fn check_index(index: &Key) -> Result<(), RedisError> {
+fn check_index<M>(index: &Key<M>) -> Result<(), RedisError> {
     exists(index).map(|_| ())
 }
 
-fn hash_event(key: &Key, event: &CStr) {
+fn hash_event(key: &mut Key, event: &CStr) {
     key.written(raw::REDISMODULE_NOTIFY_HASH as c_int, event);
 }
 
@@ -121,8 +121,8 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if claim.is_some_and(|(index, _)| index.as_bytes() == name.as_bytes()) {
         return Err(SAME_KEY);
     }
-    let article = Key::write(ctx, *name);
-    let index = claim.map(|(index, wanted)| (Key::write(ctx, index), wanted));
+    let mut article = Key::write(ctx, *name);
+    let mut index = claim.map(|(index, wanted)| (Key::write(ctx, index), wanted));
     let present = exists(&article)?;
     if let Some((index, wanted)) = &index {
         check_index(index)?;
@@ -140,13 +140,13 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let now = now_ms();
     let created_at = OwnedString::from_i64(ctx, now);
     let mut fields = vec![
-        (TITLE, title.as_ptr()),
-        (CONTENT, content.as_ptr()),
-        (AUTHOR, author.as_ptr()),
-        (CREATED_AT, created_at.as_ptr()),
+        (TITLE, *title),
+        (CONTENT, *content),
+        (AUTHOR, *author),
+        (CREATED_AT, created_at.as_arg()),
     ];
     if let Some((_, wanted)) = &index {
-        fields.push((SLUG, wanted.as_ptr()));
+        fields.push((SLUG, *wanted));
     }
     for (field, value) in &fields {
         article.set_hash_field(Field::Name(field), *value);
@@ -166,9 +166,9 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         words.extend([Word::Token(SLUG), Word::Arg(*wanted)]);
     }
     replicate::effect(ctx, c"HSET", &words);
-    hash_event(&article, c"hset");
-    if let Some((index, wanted)) = &index {
-        index.set_hash_field(Field::Arg(*wanted), name.as_ptr());
+    hash_event(&mut article, c"hset");
+    if let Some((index, wanted)) = &mut index {
+        index.set_hash_field(Field::Arg(*wanted), *name);
         replicate::effect(
             ctx,
             c"HSET",
@@ -248,7 +248,7 @@ fn update<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             "ERR ARTICLE.UPDATE needs TITLE, CONTENT or AUTHOR",
         ));
     }
-    let article = Key::write(ctx, *name);
+    let mut article = Key::write(ctx, *name);
     if !exists(&article)? {
         return Ok(RedisValue::Integer(0).into());
     }
@@ -256,13 +256,13 @@ fn update<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let updated_at = OwnedString::from_i64(ctx, now);
     let mut words = vec![Word::Arg(*name)];
     for (field, value) in &changes {
-        article.set_hash_field(Field::Name(field), value.as_ptr());
+        article.set_hash_field(Field::Name(field), *value);
         words.extend([Word::Token(field), Word::Arg(*value)]);
     }
-    article.set_hash_field(Field::Name(UPDATED_AT), updated_at.as_ptr());
+    article.set_hash_field(Field::Name(UPDATED_AT), updated_at.as_arg());
     words.extend([Word::Token(UPDATED_AT), Word::Int(now)]);
     replicate::effect(ctx, c"HSET", &words);
-    hash_event(&article, c"hset");
+    hash_event(&mut article, c"hset");
     Ok(RedisValue::Integer(1).into())
 }
 
@@ -276,8 +276,8 @@ fn set_slug<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if index_name.as_bytes() == name.as_bytes() {
         return Err(SAME_KEY);
     }
-    let article = Key::write(ctx, *name);
-    let index = Key::write(ctx, *index_name);
+    let mut article = Key::write(ctx, *name);
+    let mut index = Key::write(ctx, *index_name);
     let present = exists(&article)?;
     check_index(&index)?;
     if !present {
@@ -296,19 +296,19 @@ fn set_slug<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     // Claim the new slug first, so the index never empties on the way.
     if !owned {
-        index.set_hash_field(Field::Arg(wanted), name.as_ptr());
-        hash_event(&index, c"hset");
+        index.set_hash_field(Field::Arg(wanted), *name);
+        hash_event(&mut index, c"hset");
     }
     if let Some(old) = current.filter(|old| *old != wanted.as_bytes()) {
         let old = OwnedString::from_bytes(ctx, old);
         let old_owner = index.hash_field(Field::Arg(old.as_arg()))?;
         if old_owner.is_some_and(|owner| owner.as_bytes() == name.as_bytes()) {
             index.delete_hash_field(Field::Arg(old.as_arg()));
-            hash_event(&index, c"hdel");
+            hash_event(&mut index, c"hdel");
         }
     }
-    article.set_hash_field(Field::Name(SLUG), wanted.as_ptr());
-    hash_event(&article, c"hset");
+    article.set_hash_field(Field::Name(SLUG), wanted);
+    hash_event(&mut article, c"hset");
     // The move follows from the two hashes alone.
     replicate::verbatim(ctx);
     Ok(RedisValue::Integer(1).into())
@@ -334,7 +334,7 @@ fn view<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let article = Key::write(ctx, *name);
+    let mut article = Key::write(ctx, *name);
     if !exists(&article)? {
         return Ok(RedisValue::Null.into());
     }
@@ -345,9 +345,9 @@ fn view<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let views = views.checked_add(1).ok_or(OVERFLOW)?;
     article.set_hash_field(
         Field::Name(VIEWS),
-        OwnedString::from_i64(ctx, views).as_ptr(),
+        OwnedString::from_i64(ctx, views).as_arg(),
     );
-    hash_event(&article, c"hincrby");
+    hash_event(&mut article, c"hincrby");
     // The count follows from the stored one, as for HINCRBY.
     replicate::verbatim(ctx);
     Ok(RedisValue::Integer(views).into())
@@ -364,8 +364,8 @@ fn delete<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if index_name.is_some_and(|index| index.as_bytes() == name.as_bytes()) {
         return Err(SAME_KEY);
     }
-    let article = Key::write(ctx, *name);
-    let index = index_name.map(|index| Key::write(ctx, index));
+    let mut article = Key::write(ctx, *name);
+    let mut index = index_name.map(|index| Key::write(ctx, index));
     let present = exists(&article)?;
     if let Some(index) = &index {
         check_index(index)?;
@@ -376,7 +376,7 @@ fn delete<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let current = article.hash_field(Field::Name(SLUG))?;
     article.delete();
     article.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
-    if let (Some(index), Some(current)) = (&index, &current) {
+    if let (Some(index), Some(current)) = (&mut index, &current) {
         // Only the article's own mapping: a slug since given to another
         // article stays with it.
         let owner = index.hash_field(Field::Arg(current.as_arg()))?;

@@ -52,7 +52,7 @@ fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     let ttl = ttl_ms("cache.setjson", single(px), single(ex))?;
     let minified = minify(document.as_bytes())?;
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     let exists = key.kind() != Kind::Empty;
     if (nx.is_some() && exists) || (xx.is_some() && !exists) {
         return Ok(RedisValue::Null.into());
@@ -135,7 +135,7 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if pairs.is_empty() || pairs.len() % 2 != 0 {
         return Err(RedisError::WrongArity);
     }
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     match key.kind() {
         Kind::Empty | Kind::Hash => {}
         Kind::String | Kind::Other => return Err(RedisError::WrongType),
@@ -147,7 +147,7 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     words.push(Word::Arg(*name));
     for pair in pairs.chunks_exact(2) {
         let (field, value) = (pair[0], pair[1]);
-        if !key.set_hash_field(Field::Arg(field), value.as_ptr()) {
+        if !key.set_hash_field(Field::Arg(field), value) {
             added += 1;
         }
         words.extend([Word::Arg(field), Word::Arg(value)]);

@@ -19,7 +19,7 @@ use crate::common::command::{
 };
 use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind, OwnedString};
+use crate::common::key::{Field, Key, Kind, OwnedString, Write};
 use crate::common::replicate;
 use crate::common::reply::Replied;
 use crate::entry;
@@ -43,13 +43,13 @@ fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
 }
 
 /// A generator: a string key, or one field of a hash key.
-struct Generator<'a> {
-    key: Key<'a>,
+struct Generator<'a, M = Write> {
+    key: Key<'a, M>,
     field: Option<Arg<'a>>,
 }
 
-impl<'a> Generator<'a> {
-    fn new(key: Key<'a>, field: Option<Arg<'a>>) -> Self {
+impl<'a, M> Generator<'a, M> {
+    fn new(key: Key<'a, M>, field: Option<Arg<'a>>) -> Self {
         Self { key, field }
     }
 
@@ -63,15 +63,17 @@ impl<'a> Generator<'a> {
             },
         }
     }
+}
 
+impl Generator<'_> {
     /// Stores a new last ID and announces the write as the equivalent
     /// built-in (`incrby` / `hincrby`) would.
-    fn set_last(&self, ctx: &Context, last: i64) -> Result<(), RedisError> {
+    fn set_last(&mut self, ctx: &Context, last: i64) -> Result<(), RedisError> {
         match self.field {
             None => self.key.store_integer(last)?,
             Some(field) => {
                 self.key
-                    .set_hash_field(Field::Arg(field), OwnedString::from_i64(ctx, last).as_ptr());
+                    .set_hash_field(Field::Arg(field), OwnedString::from_i64(ctx, last).as_arg());
                 self.key
                     .written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hincrby");
             }
@@ -97,7 +99,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             }
         },
     };
-    let generator = Generator::new(Key::write(ctx, *name), single(field));
+    let mut generator = Generator::new(Key::write(ctx, *name), single(field));
     let (first, last) = take(generator.last()?, count)?;
     generator.set_last(ctx, last)?;
     // The IDs follow from the stored value alone, as for INCR.
@@ -116,7 +118,7 @@ fn reserve<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::Str("ERR floor must be a non-negative integer"));
     }
     let [field] = parse_options(options, &[FIELD])?;
-    let generator = Generator::new(Key::write(ctx, *name), single(field));
+    let mut generator = Generator::new(Key::write(ctx, *name), single(field));
     // Raising only, never lowering: a reserve can never make an ID repeat.
     if generator.last()? >= floor {
         return Ok(RedisValue::Integer(0).into());
@@ -162,12 +164,12 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     // Every key checked before anything is written: the index, the reverse
     // index (a hash or nothing, whether the name is known or not), then for
     // a new name the counter.
-    let index = Key::write(ctx, *index);
+    let mut index = Key::write(ctx, *index);
     let known = match index.hash_field(Field::Arg(*name))? {
         Some(id) => Some(parse_i64(id.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?),
         None => None,
     };
-    let reverse = reverse.map(|reverse| Key::write(ctx, reverse));
+    let mut reverse = reverse.map(|reverse| Key::write(ctx, reverse));
     if reverse
         .as_ref()
         .is_some_and(|reverse| !matches!(reverse.kind(), Kind::Empty | Kind::Hash))
@@ -177,7 +179,7 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let id = match known {
         Some(id) => id,
         None => {
-            let generator = Generator::new(Key::write(ctx, *counter), None);
+            let mut generator = Generator::new(Key::write(ctx, *counter), None);
             let (id, _) = take(generator.last()?, 1)?;
             generator.set_last(ctx, id)?;
             id
@@ -186,15 +188,15 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let id_string = OwnedString::from_i64(ctx, id);
     let mut wrote = known.is_none();
     if known.is_none() {
-        index.set_hash_field(Field::Arg(*name), id_string.as_ptr());
+        index.set_hash_field(Field::Arg(*name), id_string.as_arg());
         index.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
     }
-    if let Some(reverse) = &reverse {
+    if let Some(reverse) = &mut reverse {
         let field = Field::Arg(id_string.as_arg());
         // A new ID is recorded as given; a known one only where the reverse
         // index has nothing for it (whatever it holds is left as it is).
         if known.is_none() || reverse.hash_field(field)?.is_none() {
-            reverse.set_hash_field(field, name.as_ptr());
+            reverse.set_hash_field(field, *name);
             reverse.written(raw::REDISMODULE_NOTIFY_HASH as c_int, c"hset");
             wrote = true;
         }

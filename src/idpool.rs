@@ -93,12 +93,15 @@ fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> 
 /// mistyped name is never taken for a full pool.
 fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
     let name = key.name();
-    key.typed_value::<Pool>()?.ok_or_else(|| {
-        RedisError::String(format!(
-            "ERR no ID pool at key '{}'",
-            quote(name.as_bytes())
-        ))
-    })
+    key.typed_value::<Pool>()?.ok_or_else(|| missing(name))
+}
+
+/// No pool at `name`: an error naming the key.
+fn missing(name: Arg) -> RedisError {
+    RedisError::String(format!(
+        "ERR no ID pool at key '{}'",
+        quote(name.as_bytes())
+    ))
 }
 
 /// Counts a command's change of a pool's stored leases (`before`: the count
@@ -164,7 +167,7 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let max = parse_max(*max)?;
     let [ttl] = parse_options(options, &[TTL])?;
     let ttl = parse_ttl("idpool.create", single(ttl))?;
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
         return Err(RedisError::Str("BUSYKEY Target key name already exists."));
     }
@@ -385,8 +388,8 @@ fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let mut key = Key::read(ctx, *name);
-    let pool = existing(&mut key)?;
+    let key = Key::read(ctx, *name);
+    let pool = key.value::<Pool>()?.ok_or_else(|| missing(*name))?;
     let default_ttl = match pool.default_ttl() {
         Some(ttl) => Item::Int(ttl as i64),
         None => Item::Null,

@@ -51,7 +51,7 @@ fn positive(arg: &Arg, error: &'static str) -> Result<i64, RedisError> {
 }
 
 /// The count a latch key holds: 0 for a missing key (an open latch).
-fn count(key: &Key) -> Result<i64, RedisError> {
+fn count<M>(key: &Key<M>) -> Result<i64, RedisError> {
     Ok(key.integer()?.unwrap_or(0).max(0))
 }
 
@@ -121,7 +121,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(SYNTAX_ERROR);
     }
     let lease = ttl_ms("latch.set", single(px), single(ex))?;
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
         // A latch, or an error for a key that is not one.
         key.integer()?;
@@ -165,7 +165,7 @@ fn countdown<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         _ => return Err(RedisError::WrongArity),
     };
     let left = {
-        let key = Key::write(ctx, *name);
+        let mut key = Key::write(ctx, *name);
         let Some(current) = key.integer()? else {
             return Ok(RedisValue::Integer(0).into());
         };
@@ -205,7 +205,10 @@ fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     // Looked at again soon: a plain string command may open it.
     let again = now_ms().saturating_add(poll_ms(WAITS.keys() + 1));
-    Ok(wait::park::<Latches>(ctx, name.as_bytes(), [key], (), ms, Some(again)).into())
+    // The key read is closed before parking (settling the queue may read it
+    // again); no key opened to write is left open.
+    drop(key);
+    Ok(wait::park::<Latches>(ctx, name.as_bytes(), [], (), ms, Some(again)).into())
 }
 
 /// `LATCH.COUNT key` → the count (0 for a missing key: an open latch).

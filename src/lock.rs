@@ -79,7 +79,7 @@ impl Family for Locks {
     /// A free lock goes to the waiter, as the acquisition it asked for; a
     /// held one is looked at again just after its lease ends.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
-        let lock = Key::write(ctx, name);
+        let mut lock = Key::write(ctx, name);
         if lock.kind() != Kind::Empty {
             // A key expires once its time has passed, so look 1 ms after.
             return Offer::Busy(lock.expire_at().map(|at| at.saturating_add(1)));
@@ -88,12 +88,12 @@ impl Family for Locks {
             .fence
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
-        let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
+        let mut fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
         let granted = lease_end(request.lease).and_then(|expire_at| {
             let reply = grant(
                 ctx,
-                &lock,
-                fence.as_ref(),
+                &mut lock,
+                fence.as_mut(),
                 &request.token,
                 expire_at,
                 Holder::Nobody,
@@ -111,7 +111,7 @@ impl Family for Locks {
     /// if that grant still holds it (the fencing token it took stays used:
     /// fences only rise). Replicated as `DEL key`.
     fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
-        let lock = Key::write(ctx, name);
+        let mut lock = Key::write(ctx, name);
         let held = matches!(lock.string(), Ok(Some(token)) if token == handed.token.as_slice())
             && lock.expire_at() == handed.expire_at;
         if held {
@@ -158,8 +158,8 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     // (it freed by expiry: a delete would have scheduled a check already).
     wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
 
-    let lock = Key::write(ctx, *name);
-    let fence_key = fence.map(|fence| Key::write(ctx, fence));
+    let mut lock = Key::write(ctx, *name);
+    let mut fence_key = fence.map(|fence| Key::write(ctx, fence));
     let holder = match lock.string()? {
         None => Holder::Nobody,
         Some(held) if held == token && nx.is_none() => Holder::Caller,
@@ -172,8 +172,8 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     match holder {
         Holder::Nobody | Holder::Caller => grant(
             ctx,
-            &lock,
-            fence_key.as_ref(),
+            &mut lock,
+            fence_key.as_mut(),
             token,
             lease_end(lease)?,
             holder,
@@ -227,13 +227,13 @@ fn lease_end(lease: Option<i64>) -> Result<Option<i64>, RedisError> {
 /// `SET key token [PXAT t]` and `SET fencekey n KEEPTTL`.
 fn grant(
     ctx: &Context,
-    lock: &Key,
-    fence: Option<&Key>,
+    lock: &mut Key,
+    fence: Option<&mut Key>,
     token: &[u8],
     expire_at: Option<i64>,
     holder: Holder,
 ) -> RedisResult {
-    let fencing = match fence {
+    let fencing = match &fence {
         None => None,
         Some(fence) => match (holder, fence.integer()?) {
             (Holder::Caller, Some(current)) => Some((current, false)),
@@ -276,7 +276,7 @@ fn release_if<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let released = {
-        let lock = Key::write(ctx, *name);
+        let mut lock = Key::write(ctx, *name);
         let held = lock.string()? == Some(token);
         if held {
             lock.delete();
@@ -306,7 +306,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     let lease = ttl_ms("lock.extend", single(px), single(ex))?.ok_or(SYNTAX_ERROR)?;
     let extended = {
-        let lock = Key::write(ctx, *name);
+        let mut lock = Key::write(ctx, *name);
         let held = lock.string()? == Some(token);
         let at = match (held, add.is_some()) {
             (false, _) => None,

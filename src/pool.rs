@@ -384,8 +384,8 @@ fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let mut key = Key::read(ctx, *name);
-    let (size, held) = match pool_at(&mut key)? {
+    let key = Key::read(ctx, *name);
+    let (size, held) = match key.value::<Pool>()? {
         Some(pool) => (pool.size(), pool.held(now())),
         None => (0, 0),
     };
@@ -404,8 +404,8 @@ fn holders<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let mut key = Key::read(ctx, *name);
-    let Some(pool) = pool_at(&mut key)? else {
+    let key = Key::read(ctx, *name);
+    let Some(pool) = key.value::<Pool>()? else {
         return Ok(RedisValue::Array(Vec::new()).into());
     };
     let now = now();

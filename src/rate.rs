@@ -334,7 +334,7 @@ fn reply(decision: &Decision, refill: bool) -> Reply<'static> {
 /// Stores an allowed action and replicates its effect.
 fn store(
     ctx: &Context,
-    key: &Key,
+    key: &mut Key,
     name: Arg,
     call: &Call,
     state: State,
@@ -387,7 +387,7 @@ fn store(
 /// Records `cost` actions at `at` in a sliding window and expires the key
 /// when no window of `keep` ms sees them any more.
 fn apply_sliding(
-    key: &Key,
+    key: &mut Key,
     mut entries: Vec<Entry>,
     at: i64,
     cost: i64,
@@ -416,25 +416,22 @@ fn decide_command<'a>(ctx: &Context, args: &'a [Arg<'a>], consume: bool) -> Repl
         return Err(RedisError::WrongArity);
     };
     let call = parse(rest)?;
-    let key = if consume {
-        Key::write(ctx, *name)
-    } else {
-        Key::read(ctx, *name)
-    };
-    let state = read_state(key.string()?, &call)?;
-    if consume {
-        check_caps(ctx, &call, &state)?;
+    if !consume {
+        let state = read_state(Key::read(ctx, *name).string()?, &call)?;
+        let (decision, _) = decide_now(&call, state, now_ms(), false)?;
+        return Ok(reply(&decision, call.refill));
     }
+    let mut key = Key::write(ctx, *name);
+    let state = read_state(key.string()?, &call)?;
+    check_caps(ctx, &call, &state)?;
     let now = now_ms();
-    let (decision, after) = decide_now(&call, state, now, consume)?;
-    if consume {
-        match after {
-            Some(state) => {
-                store(ctx, &key, *name, &call, state, now)?;
-                ALLOWED.incr();
-            }
-            None => LIMITED.incr(),
+    let (decision, after) = decide_now(&call, state, now, true)?;
+    match after {
+        Some(state) => {
+            store(ctx, &mut key, *name, &call, state, now)?;
+            ALLOWED.incr();
         }
+        None => LIMITED.incr(),
     }
     Ok(reply(&decision, call.refill))
 }
@@ -469,7 +466,7 @@ fn reset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     match key.string()? {
         None => return Ok(RedisValue::Integer(0).into()),
         Some([GCRA_TAG | SLIDING_TAG, ..]) => {}
@@ -495,7 +492,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let at = at.to_i64()?;
     let cost = integer(*cost, "cost", MAX_COUNT)?;
     let keep = integer(*keep, "keep", MAX_PERIOD_MS)?;
-    let key = Key::write(ctx, *name);
+    let mut key = Key::write(ctx, *name);
     let entries = match key.string()? {
         None => Vec::new(),
         Some([SLIDING_TAG, entries @ ..]) if entries.len() % ENTRY_BYTES == 0 => {
@@ -503,7 +500,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
         Some(_) => return Err(NOT_A_LIMITER),
     };
-    apply_sliding(&key, entries, at, cost, keep)?;
+    apply_sliding(&mut key, entries, at, cost, keep)?;
     replicate::verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }

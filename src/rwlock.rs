@@ -124,7 +124,7 @@ fn reclaim(ctx: &Context, lock: &mut RwLock, now: u64) -> Vec<Box<[u8]>> {
 /// Makes the key follow its lock after a change, given the lock's last
 /// lease end (`None`: no holder left): deleted without holders, else living
 /// until the last lease end.
-fn follow(key: &Key, last: Option<u64>, event: &CStr) {
+fn follow(key: &mut Key, last: Option<u64>, event: &CStr) {
     key.written(EVENT_CLASS, event);
     let Some(last) = last else {
         key.delete();
@@ -208,7 +208,7 @@ fn fencing(fence: &Key, mode: Mode, decision: Decision) -> Result<(i64, bool), R
 fn take(
     ctx: &Context,
     key: &mut Key,
-    fence: Option<&Key>,
+    fence: Option<&mut Key>,
     token: &[u8],
     asked: Asked,
     others_wait: bool,
@@ -224,7 +224,8 @@ fn take(
     let fenced = match (fence, decision) {
         (_, Decision::Upgrade) => return Err(UPGRADE),
         (Some(fence), Decision::New | Decision::Again | Decision::Downgrade) => {
-            Some((fence, fencing(fence, asked.mode, decision)?))
+            let fenced = fencing(fence, asked.mode, decision)?;
+            Some((fence, fenced))
         }
         _ => None,
     };
@@ -303,11 +304,11 @@ impl Family for RwLocks {
             .fence
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
-        let fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
+        let mut fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
         let taken = take(
             ctx,
             &mut key,
-            fence.as_ref(),
+            fence.as_mut(),
             &request.token,
             request.asked,
             false,
@@ -343,7 +344,7 @@ impl Family for RwLocks {
         }
         let last = lock.last_end();
         replicate_effect(ctx, name, &[handed.token.as_slice().into()], None);
-        follow(&key, last, c"rwlock.release");
+        follow(&mut key, last, c"rwlock.release");
         true
     }
 
@@ -379,12 +380,12 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let others_wait = wait::waiting_on::<RwLocks>(ctx, name.as_bytes()) > 0;
     let asked = Asked { mode, lease };
     let mut key = Key::write(ctx, *name);
-    let fence_key = fence.map(|fence| Key::write(ctx, fence));
+    let mut fence_key = fence.map(|fence| Key::write(ctx, fence));
     // Checked whatever the outcome, so a bad FENCE key is always an error.
     if let Some(fence_key) = &fence_key {
         fence_key.integer()?;
     }
-    let next = match take(ctx, &mut key, fence_key.as_ref(), token, asked, others_wait)? {
+    let next = match take(ctx, &mut key, fence_key.as_mut(), token, asked, others_wait)? {
         Take::Got((reply, decision)) => {
             if decision == Decision::Downgrade {
                 // The readers at the head of the queue may join it now.
@@ -437,7 +438,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 true => c"rwlock.release",
                 false => c"rwlock.reclaim",
             };
-            follow(&key, last, event);
+            follow(&mut key, last, event);
         }
         (released, released || reclaimed)
     };
@@ -487,7 +488,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 Some(_) => c"rwlock.extend",
                 None => c"rwlock.reclaim",
             };
-            follow(&key, last, event);
+            follow(&mut key, last, event);
         }
         until.is_some()
     };
@@ -503,9 +504,9 @@ fn info<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name] = args else {
         return Err(RedisError::WrongArity);
     };
-    let mut key = Key::read(ctx, *name);
+    let key = Key::read(ctx, *name);
     let now = now();
-    let (mode, holders) = match lock_at(&mut key)? {
+    let (mode, holders) = match key.value::<RwLock>()? {
         None => (None, Vec::new()),
         Some(lock) => {
             let holders: Vec<RedisValue> = lock
@@ -597,7 +598,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     let last = lock.last_end();
     replicate::verbatim(ctx);
-    follow(&key, last, c"rwlock.apply");
+    follow(&mut key, last, c"rwlock.apply");
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 

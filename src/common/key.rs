@@ -1,9 +1,14 @@
 //! The low-level key API (`RedisModule_OpenKey`, string DMA, hash get/set),
 //! wrapped so a key is always closed and every write is announced like a
 //! built-in's: `WATCH`/client-tracking invalidation and a keyspace event.
+//!
+//! A key is opened to read (`Key::read`, a [`Key<Read>`]) or to write
+//! (`Key::write`, a [`Key<Write>`]); only a key opened to write has the
+//! write methods, and they take it `&mut`, so a slice or value read from a
+//! key cannot outlive a write through it.
 
-use std::cell::Cell;
 use std::ffi::CStr;
+use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::ptr;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -26,12 +31,18 @@ pub enum Kind {
     Other,
 }
 
-pub struct Key<'a> {
+/// A key opened to read: null when the key is missing.
+pub enum Read {}
+/// A key opened to write: always a handle, through which it may be created.
+pub enum Write {}
+
+pub struct Key<'a, M = Write> {
     ctx: &'a Context,
     name: Arg<'a>,
     inner: *mut raw::RedisModuleKey,
     /// Changed by this command: closing the key signals it (see [`OPTIONS`]).
-    changed: Cell<bool>,
+    changed: bool,
+    mode: PhantomData<M>,
 }
 
 /// The module's options. Keys are not signalled as modified when closed, so
@@ -60,15 +71,19 @@ pub fn set_options(ctx: &Context, server: c_int) {
     unsafe { api!(RedisModule_SetModuleOptions)(ctx.get_raw(), options) };
 }
 
-impl<'a> Key<'a> {
+impl<'a> Key<'a, Read> {
     pub fn read(ctx: &'a Context, name: Arg<'a>) -> Self {
         Self::open(ctx, name, raw::REDISMODULE_READ)
     }
+}
 
+impl<'a> Key<'a, Write> {
     pub fn write(ctx: &'a Context, name: Arg<'a>) -> Self {
         Self::open(ctx, name, raw::REDISMODULE_READ | raw::REDISMODULE_WRITE)
     }
+}
 
+impl<'a, M> Key<'a, M> {
     fn open(ctx: &'a Context, name: Arg<'a>, mode: u32) -> Self {
         // SAFETY: `ctx` is the context of a command, timer or job, all with a
         // client (whose database is used); `name` is a live server string
@@ -79,7 +94,8 @@ impl<'a> Key<'a> {
             ctx,
             name,
             inner: inner.cast(),
-            changed: Cell::new(false),
+            changed: false,
+            mode: PhantomData,
         }
     }
 
@@ -123,9 +139,9 @@ impl<'a> Key<'a> {
                     return Err(RedisError::WrongType);
                 }
                 // SAFETY: `data` is non-null and points to the key's `len`
-                // bytes, valid until the key is written or closed: closing
-                // takes `self`, and no caller writes the key while holding the
-                // slice (the borrow does not enforce this).
+                // bytes, valid until the key is written or closed: the slice
+                // borrows the key, and both writing (`&mut self`) and closing
+                // (`self`) need it back.
                 Ok(Some(unsafe {
                     std::slice::from_raw_parts(data.cast::<u8>(), len)
                 }))
@@ -143,9 +159,93 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The value of a key holding the module data type of `T`, `None` for
+    /// an empty key; a key of any other type is `WRONGTYPE`.
+    pub fn value<T: Stored>(&self) -> Result<Option<&T>, RedisError> {
+        Ok(self.value_ptr::<T>()?.and_then(|value| {
+            // SAFETY: a `T` owned by the key (see `value_ptr`), borrowed no
+            // longer than the key, which a write (`&mut self`) needs back.
+            unsafe { value.as_ref() }
+        }))
+    }
+
+    /// The pointer to the `T` a key of `T`'s data type holds.
+    fn value_ptr<T: Stored>(&self) -> Result<Option<*mut T>, RedisError> {
+        if self.kind() == Kind::Empty {
+            return Ok(None);
+        }
+        let ty = *T::data_type().raw_type.borrow();
+        // SAFETY: `inner` is open and non-null, since `kind` saw a value.
+        if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
+            return Err(RedisError::WrongType);
+        }
+        // SAFETY: as above. The server holds values of `T`'s data type only as
+        // set by `set_typed_value::<T>` (or `T`'s load and copy callbacks), so
+        // this one is a `T`, owned by the key.
+        let value = unsafe { api!(RedisModule_ModuleTypeGetValue)(self.inner) };
+        Ok(Some(value.cast::<T>()))
+    }
+
+    /// The absolute expiry time in Unix milliseconds, `None` without a TTL
+    /// or without a key (which Redis 8.6 would abort on).
+    pub fn expire_at(&self) -> Option<i64> {
+        if self.kind() == Kind::Empty {
+            return None;
+        }
+        // SAFETY: `inner` is open and non-null, since `kind` saw a value (the
+        // server reads through it unchecked).
+        let at = unsafe { api!(RedisModule_GetAbsExpire)(self.inner) };
+        (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
+    }
+
+    /// A field of the hash at this key; `None` when the key or field is
+    /// absent. A key of another type is `WRONGTYPE`.
+    pub fn hash_field(&self, field: Field) -> Result<Option<OwnedString<'a>>, RedisError> {
+        match self.kind() {
+            Kind::Empty => Ok(None),
+            Kind::Hash => {
+                let mut value: *mut raw::RedisModuleString = ptr::null_mut();
+                // SAFETY: `inner` is open and non-null (`kind` saw a hash); the
+                // field is a live server string, `value` a local out-pointer,
+                // and the null pointer ends the list. The string returned is
+                // ours, freed by `OwnedString`.
+                unsafe {
+                    api!(RedisModule_HashGet)(
+                        self.inner,
+                        field.flags(),
+                        field.as_ptr(),
+                        &mut value as *mut *mut raw::RedisModuleString,
+                        ptr::null_mut::<raw::RedisModuleString>(),
+                    )
+                };
+                Ok((!value.is_null()).then(|| OwnedString {
+                    ctx: self.ctx,
+                    inner: value,
+                }))
+            }
+            Kind::String | Kind::Other => Err(RedisError::WrongType),
+        }
+    }
+
+    /// Fires a keyspace event on this key (a second event of one write, as
+    /// `SET … PX` fires `set` then `expire`).
+    pub fn notify(&self, class: c_int, event: &CStr) {
+        let ctx = self.ctx.get_raw();
+        // SAFETY: `ctx` is the server's context of the running call (refused
+        // without a client); the event is a C string and the name a live server
+        // string, both only read during the call.
+        unsafe {
+            api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr())
+        };
+    }
+}
+
+/// The writes, only through a key opened to write: its handle is never null
+/// (a write open always returns one, even for a missing key).
+impl<'a> Key<'a, Write> {
     /// Stores a counter's new value as `INCR` would (in place, TTL kept) and
     /// announces `incrby`. The caller replicates.
-    pub fn store_integer(&self, value: i64) -> Result<(), RedisError> {
+    pub fn store_integer(&mut self, value: i64) -> Result<(), RedisError> {
         self.set_string(itoa::Buffer::new().format(value).as_bytes())?;
         self.written(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
         Ok(())
@@ -156,7 +256,7 @@ impl<'a> Key<'a> {
     /// replaced, and the string's allocation fits `value` as a new string's
     /// would (see [`fitting_steps`]) — and announces it. The caller
     /// replicates.
-    pub fn set_value(&self, value: &[u8], expire_at: Option<i64>) -> Result<(), RedisError> {
+    pub fn set_value(&mut self, value: &[u8], expire_at: Option<i64>) -> Result<(), RedisError> {
         let fit = match self.kind() {
             // Made at exactly this length.
             Kind::Empty => false,
@@ -177,14 +277,14 @@ impl<'a> Key<'a> {
 
     /// Replaces the string value in place (creating the key if empty), keeping
     /// its TTL, as `INCR` does.
-    pub fn set_string(&self, value: &[u8]) -> Result<(), RedisError> {
+    pub fn set_string(&mut self, value: &[u8]) -> Result<(), RedisError> {
         self.write_string(value, false)
     }
 
     /// Writes `value` over the string value in place (creating the key if
     /// empty); with `fit`, a string of another length is resized by
     /// [`fitting_steps`], so that no room is left over.
-    fn write_string(&self, value: &[u8], fit: bool) -> Result<(), RedisError> {
+    fn write_string(&mut self, value: &[u8], fit: bool) -> Result<(), RedisError> {
         const FAILED: RedisError = RedisError::Str("ERR could not write the string value");
         let mut len = 0;
         // SAFETY: `inner` is open and non-null: only keys opened with
@@ -229,26 +329,14 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
-    /// The value of a key holding the module data type of `T`, `None` for
-    /// an empty key; a key of any other type is `WRONGTYPE`.
+    /// The value of a key holding the module data type of `T`, to change in
+    /// place; `None` for an empty key, `WRONGTYPE` for any other type.
     pub fn typed_value<T: Stored>(&mut self) -> Result<Option<&mut T>, RedisError> {
-        if self.kind() == Kind::Empty {
-            return Ok(None);
-        }
-        let ty = *T::data_type().raw_type.borrow();
-        // SAFETY: `inner` is open and non-null, since `kind` saw a value.
-        if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
-            return Err(RedisError::WrongType);
-        }
-        // SAFETY: the server holds values of `T`'s data type only as set by
-        // `set_typed_value::<T>` (or `T`'s load and copy callbacks), so this
-        // one is a `T`, owned by the key and borrowed here no longer than the
-        // key is open.
-        Ok(unsafe {
-            api!(RedisModule_ModuleTypeGetValue)(self.inner)
-                .cast::<T>()
-                .as_mut()
-        })
+        Ok(self.value_ptr::<T>()?.and_then(|value| {
+            // SAFETY: a `T` owned by the key (see `value_ptr`), borrowed
+            // mutably no longer than the key itself.
+            unsafe { value.as_mut() }
+        }))
     }
 
     /// Makes the (empty) key hold `value` as `T`'s module data type.
@@ -268,21 +356,9 @@ impl<'a> Key<'a> {
         Ok(())
     }
 
-    /// The absolute expiry time in Unix milliseconds, `None` without a TTL
-    /// or without a key (which Redis 8.6 would abort on).
-    pub fn expire_at(&self) -> Option<i64> {
-        if self.kind() == Kind::Empty {
-            return None;
-        }
-        // SAFETY: `inner` is open and non-null, since `kind` saw a value (the
-        // server reads through it unchecked).
-        let at = unsafe { api!(RedisModule_GetAbsExpire)(self.inner) };
-        (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
-    }
-
     /// Sets the absolute expiry time in Unix milliseconds, or removes the TTL
     /// with `None`. The key must exist.
-    pub fn set_expire_at(&self, at: Option<i64>) {
+    pub fn set_expire_at(&mut self, at: Option<i64>) {
         let at = at.unwrap_or(raw::REDISMODULE_NO_EXPIRE as i64);
         // SAFETY: `inner` is open and non-null: expiries are only set on keys
         // opened with `Key::write`, which always have a handle; the server
@@ -291,48 +367,26 @@ impl<'a> Key<'a> {
     }
 
     /// Deletes the key.
-    pub fn delete(&self) {
+    pub fn delete(&mut self) {
         // SAFETY: `inner` is open and non-null: only keys opened with
         // `Key::write`, which always have a handle, are deleted.
         unsafe { api!(RedisModule_DeleteKey)(self.inner) };
     }
 
-    /// A field of the hash at this key; `None` when the key or field is
-    /// absent. A key of another type is `WRONGTYPE`.
-    pub fn hash_field(&self, field: Field) -> Result<Option<OwnedString<'a>>, RedisError> {
-        match self.kind() {
-            Kind::Empty => Ok(None),
-            Kind::Hash => {
-                let mut value: *mut raw::RedisModuleString = ptr::null_mut();
-                // SAFETY: `inner` is open and non-null (`kind` saw a hash); the
-                // field is a live server string, `value` a local out-pointer,
-                // and the null pointer ends the list. The string returned is
-                // ours, freed by `OwnedString`.
-                unsafe {
-                    api!(RedisModule_HashGet)(
-                        self.inner,
-                        field.flags(),
-                        field.as_ptr(),
-                        &mut value as *mut *mut raw::RedisModuleString,
-                        ptr::null_mut::<raw::RedisModuleString>(),
-                    )
-                };
-                Ok((!value.is_null()).then(|| OwnedString {
-                    ctx: self.ctx,
-                    inner: value,
-                }))
-            }
-            Kind::String | Kind::Other => Err(RedisError::WrongType),
-        }
+    /// Sets a hash field (creating the hash if the key is empty) to `value`
+    /// (an argument, or an [`OwnedString`]'s `as_arg()`). `true` when the
+    /// field existed.
+    pub fn set_hash_field(&mut self, field: Field, value: Arg) -> bool {
+        self.hash_set(field, value.as_ptr())
     }
 
-    /// Sets a hash field (creating the hash if the key is empty). `value` is
-    /// a server string: an argument's or an [`OwnedString`]'s `as_ptr()`.
-    /// `true` when the field existed (its value was replaced, or deleted).
-    pub fn set_hash_field(&self, field: Field, value: *mut raw::RedisModuleString) -> bool {
-        // SAFETY: `inner` is open (the server returns 0 for a null key); the
-        // field is a live server string, and so is `value` (as the doc above
-        // requires) unless it is the delete marker; the server copies both, and
+    /// `RedisModule_HashSet` of one field to a server string, or to the
+    /// server's delete marker: `true` when the field existed (its value was
+    /// replaced, or deleted).
+    fn hash_set(&mut self, field: Field, value: *mut raw::RedisModuleString) -> bool {
+        // SAFETY: `inner` is open and non-null (a key opened to write); the
+        // field is a live server string, and so is `value` (an `Arg`) unless
+        // it is the delete marker; the server copies both, and
         // the null pointer ends the list.
         let replaced = unsafe {
             api!(RedisModule_HashSet)(
@@ -349,9 +403,9 @@ impl<'a> Key<'a> {
     }
 
     /// Deletes a hash field; a hash left empty is deleted, as `HDEL` does.
-    pub fn delete_hash_field(&self, field: Field) {
+    pub fn delete_hash_field(&mut self, field: Field) {
         // The server's "delete this field" marker value.
-        self.set_hash_field(
+        self.hash_set(
             field,
             raw::REDISMODULE_HASH_DELETE as *mut raw::RedisModuleString,
         );
@@ -360,21 +414,9 @@ impl<'a> Key<'a> {
     /// Announces a write to this key as a built-in does: fires the keyspace
     /// event now, and invalidates `WATCH` and client-tracking caches when the
     /// key closes, before the command returns.
-    pub fn written(&self, class: c_int, event: &CStr) {
-        self.changed.set(true);
+    pub fn written(&mut self, class: c_int, event: &CStr) {
+        self.changed = true;
         self.notify(class, event);
-    }
-
-    /// Fires a keyspace event on this key (a second event of one write, as
-    /// `SET … PX` fires `set` then `expire`).
-    pub fn notify(&self, class: c_int, event: &CStr) {
-        let ctx = self.ctx.get_raw();
-        // SAFETY: `ctx` is the server's context of the running call (refused
-        // without a client); the event is a C string and the name a live server
-        // string, both only read during the call.
-        unsafe {
-            api!(RedisModule_NotifyKeyspaceEvent)(ctx, class, event.as_ptr(), self.name.as_ptr())
-        };
     }
 }
 
@@ -410,13 +452,13 @@ fn fitting_steps(current: usize, wanted: usize) -> [Option<usize>; 2] {
     [(wanted < current).then_some(0), Some(grown)]
 }
 
-impl Drop for Key<'_> {
+impl<M> Drop for Key<'_, M> {
     fn drop(&mut self) {
         if self.inner.is_null() {
             return;
         }
         let close = api!(RedisModule_CloseKey);
-        if self.changed.get() {
+        if self.changed {
             let set_options = api!(RedisModule_SetModuleOptions);
             let ctx = self.ctx.get_raw();
             let options = SERVER_OPTIONS.load(Ordering::Relaxed);
@@ -501,10 +543,6 @@ impl<'a> OwnedString<'a> {
             api!(RedisModule_CreateString)(ctx.get_raw(), bytes.as_ptr().cast(), bytes.len())
         };
         Self { ctx, inner }
-    }
-
-    pub fn as_ptr(&self) -> *mut raw::RedisModuleString {
-        self.inner
     }
 
     pub fn as_bytes(&self) -> &[u8] {
