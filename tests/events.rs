@@ -7,10 +7,11 @@
 mod harness;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 use harness::samples::{samples, Samples};
-use harness::{command_flags, module_commands, ok, reply, Connection, Replicated};
+use harness::{
+    command_flags, keyspace_event, keyspace_listener, module_commands, ok, reply, Replicated,
+};
 
 /// The marker written after each call: its event ends the capture.
 const END: &str = "events:end";
@@ -20,26 +21,12 @@ const END: &str = "events:end";
 fn until_marker(pubsub: &mut redis::PubSub) -> Vec<String> {
     let mut fired = Vec::new();
     loop {
-        let message = pubsub.get_message().expect("a keyspace event");
-        let event: String = message.get_payload().unwrap();
-        let key = message
-            .get_channel_name()
-            .trim_start_matches("__keyspace@0__:")
-            .to_string();
+        let (key, event) = keyspace_event(pubsub);
         if key == END {
             return fired;
         }
         fired.push(format!("{key} {event}"));
     }
-}
-
-fn subscribe(con: &mut Connection) -> redis::PubSub<'_> {
-    let mut pubsub = con.as_pubsub();
-    pubsub
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    pubsub.psubscribe("__keyspace@0__:*").unwrap();
-    pubsub
 }
 
 fn words(call: &[String]) -> Vec<&str> {
@@ -70,7 +57,10 @@ fn fire(
         .unwrap();
     assert_eq!(acked, 1);
     let (mut on_primary, mut on_replica) = (pair.primary.con(), pair.replica.con());
-    let (mut primary, mut replica) = (subscribe(&mut on_primary), subscribe(&mut on_replica));
+    let (mut primary, mut replica) = (
+        keyspace_listener(&mut on_primary),
+        keyspace_listener(&mut on_replica),
+    );
     let answer = reply(&mut con, &words(call));
     assert!(answer.is_ok(), "{call:?}: {answer:?}");
     ok(&mut con, &["SET", END, "1"]);

@@ -776,23 +776,35 @@ pub fn keyspace_events(
         .query(&mut con)
         .unwrap();
     let mut listener = server.con();
-    let mut pubsub = listener.as_pubsub();
+    let mut pubsub = keyspace_listener(&mut listener);
+    act(&mut con);
+    (0..count)
+        .map(|_| {
+            let (key, event) = keyspace_event(&mut pubsub);
+            format!("{key} {event}")
+        })
+        .collect()
+}
+
+/// `con` subscribed to every keyspace event of db 0 (10 s read time-out).
+pub fn keyspace_listener(con: &mut Connection) -> redis::PubSub<'_> {
+    let mut pubsub = con.as_pubsub();
     pubsub
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     pubsub.psubscribe("__keyspace@0__:*").unwrap();
-    act(&mut con);
-    (0..count)
-        .map(|_| {
-            let message = pubsub.get_message().expect("a keyspace event");
-            let event: String = message.get_payload().unwrap();
-            let key = message
-                .get_channel_name()
-                .trim_start_matches("__keyspace@0__:")
-                .to_string();
-            format!("{key} {event}")
-        })
-        .collect()
+    pubsub
+}
+
+/// The next keyspace event a listener gets: its key and event.
+pub fn keyspace_event(pubsub: &mut redis::PubSub) -> (String, String) {
+    let message = pubsub.get_message().expect("a keyspace event");
+    let event: String = message.get_payload().unwrap();
+    let key = message
+        .get_channel_name()
+        .trim_start_matches("__keyspace@0__:")
+        .to_string();
+    (key, event)
 }
 
 /// The keys of the first client-tracking invalidation after a tracking
