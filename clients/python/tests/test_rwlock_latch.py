@@ -595,7 +595,8 @@ def test_the_new_classes_are_exported_and_versioned() -> None:
     for name in ("ReadWriteLock", "RwLockHandle", "RwLockInfo", "CountDownLatch", "UrlShorty"):
         assert name in redis_recipes.__all__ and name in redis_recipes.asyncio.__all__
     assert "CannotUpgrade" in redis_recipes.__all__
-    assert redis_recipes.__version__ == "0.5.0"
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert f'\nversion = "{redis_recipes.__version__}"\n' in pyproject
     assert issubclass(redis_recipes.asyncio.RwLockHandle, redis_recipes.RwLockHandle)
     assert redis_recipes.asyncio.CountDownLatch.__doc__ == redis_recipes.CountDownLatch.__doc__
 

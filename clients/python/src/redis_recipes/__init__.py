@@ -33,7 +33,7 @@ from .pool import Lease, ResourcePool
 from .rate import Decision, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
 
-__version__ = "0.5.0"
+__version__ = "0.5.1"
 
 __all__ = [
     "Article",
