@@ -36,7 +36,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{quote, Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, WaitStats, Waits};
 use crate::entry;
 use pool::Pool;
 
@@ -268,11 +268,7 @@ impl Family for Waiting {
     }
 
     fn count(event: Event) {
-        match event {
-            Event::Parked => WAITS_STARTED.incr(),
-            Event::TimedOut => WAITS_TIMED_OUT.incr(),
-            Event::Served(_) => HANDOFFS.incr(),
-        }
+        WAIT_STATS.count(event);
     }
 }
 
@@ -556,9 +552,11 @@ pub static ID_POOLS: Stat = Stat::gauge(c"pools");
 /// Leases stored in them (an ended lease counts until a write reclaims it).
 pub static LEASES: Stat = Stat::gauge(c"pool_leases");
 pub static LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
-pub static WAITS_STARTED: Stat = Stat::counter(c"idpool_waits");
-pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"idpool_waits_timed_out");
-pub static HANDOFFS: Stat = Stat::counter(c"idpool_handoffs");
+pub static WAIT_STATS: WaitStats = WaitStats::new(
+    c"idpool_waits",
+    c"idpool_waits_timed_out",
+    c"idpool_handoffs",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
@@ -566,9 +564,9 @@ pub static FAMILY: FamilySpec = FamilySpec {
         &ID_POOLS,
         &LEASES,
         &LEASES_RECLAIMED,
-        &WAITS_STARTED,
-        &WAITS_TIMED_OUT,
-        &HANDOFFS,
+        &WAIT_STATS.started,
+        &WAIT_STATS.timed_out,
+        &WAIT_STATS.handoffs,
     ],
     waiting: Some(wait::watcher::<Waiting>()),
     settings: &[],

@@ -27,15 +27,14 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_options, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::errors::SYNTAX_ERROR;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::stats::Stat;
-use crate::common::time::{self, now_ms, ttl_ms};
+use crate::common::time::{self, now_ms};
 use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
 use crate::entry;
 
@@ -117,10 +116,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let count = positive(count_arg, "ERR count must be a positive integer")?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
-    if px.is_some() && ex.is_some() {
-        return Err(SYNTAX_ERROR);
-    }
-    let lease = ttl_ms("latch.set", single(px), single(ex))?;
+    let lease = time::lease("latch.set", px, ex)?;
     let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
         // A latch, or an error for a key that is not one.

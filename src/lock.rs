@@ -19,9 +19,9 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_options, single, token, Arg, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
@@ -39,14 +39,6 @@ const WAIT: OptSpec = OptSpec::valued("WAIT");
 const FENCE: OptSpec = OptSpec::valued("FENCE");
 const ADD: OptSpec = OptSpec::flag("ADD");
 const NX: OptSpec = OptSpec::flag("NX");
-
-/// A token as the commands take it: any bytes but none.
-fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
-    match arg.as_bytes() {
-        [] => Err(RedisError::Str("ERR token must not be empty")),
-        token => Ok(token),
-    }
-}
 
 /// What a grant must do; a waiter carries it until its turn.
 pub struct Request {
@@ -142,10 +134,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, wait, fence, nx] = parse_options(options, &[PX, EX, WAIT, FENCE, NX])?;
-    if px.is_some() && ex.is_some() {
-        return Err(SYNTAX_ERROR);
-    }
-    let lease = ttl_ms("lock.acquire", single(px), single(ex))?;
+    let lease = time::lease("lock.acquire", px, ex)?;
     let wait = wait::parse_wait("lock.acquire", single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
@@ -346,11 +335,6 @@ const RELEASE_KEY: &[KeySpec] = &[KeySpec {
     begin: BeginSearch::Index(1),
 }];
 const EXTEND_KEY: &[KeySpec] = &[UPDATES_FIRST];
-
-const LEASE: &[ArgSpec] = &[
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-];
 
 pub static WAITS_STARTED: Stat = Stat::counter(c"lock_waits");
 pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"lock_waits_timed_out");

@@ -29,8 +29,10 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::args::{groups, nonempty, parse_options, single, Arg, OptSpec};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
@@ -39,8 +41,8 @@ use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, Waits};
+use crate::common::time::{self, now_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, WaitStats, Waits};
 use crate::entry;
 use resources::Pool;
 
@@ -66,19 +68,7 @@ fn now() -> u64 {
 
 /// An owner as the commands take it: any bytes but none.
 fn owner<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
-    match arg.as_bytes() {
-        [] => Err(RedisError::Str("ERR owner must not be empty")),
-        owner => Ok(owner),
-    }
-}
-
-/// `PX ms | EX s` (at most one): the lease in ms; `None` without either.
-fn lease(command: &str, options: [Option<&[Arg]>; 2]) -> Result<Option<i64>, RedisError> {
-    let [px, ex] = options;
-    if px.is_some() && ex.is_some() {
-        return Err(SYNTAX_ERROR);
-    }
-    ttl_ms(command, single(px), single(ex))
+    nonempty(arg, RedisError::Str("ERR owner must not be empty"))
 }
 
 /// The absolute end of a lease of `ms` from now (never without one),
@@ -220,11 +210,7 @@ impl Family for Pools {
     }
 
     fn count(event: Event) {
-        match event {
-            Event::Parked => WAITS_STARTED.incr(),
-            Event::TimedOut => WAITS_TIMED_OUT.incr(),
-            Event::Served(_) => HANDOFFS.incr(),
-        }
+        WAIT_STATS.count(event);
     }
 }
 
@@ -295,7 +281,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let owner = owner(owner_arg)?;
     let [px, ex, wait] = parse_options(options, &[PX, EX, WAIT])?;
-    let lease = lease("pool.acquire", [px, ex])?;
+    let lease = time::lease("pool.acquire", px, ex)?;
     let wait = wait::parse_wait("pool.acquire", single(wait))?;
     // What came free while clients wait belongs to the oldest of them.
     wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Expiry);
@@ -360,7 +346,7 @@ fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let owner = owner(owner_arg)?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
-    let lease = lease("pool.renew", [px, ex])?.ok_or(SYNTAX_ERROR)?;
+    let lease = time::lease("pool.renew", px, ex)?.ok_or(SYNTAX_ERROR)?;
     let mut key = Key::write(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::Integer(0).into());
@@ -584,21 +570,24 @@ const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const RESOURCE: ArgSpec = ArgSpec::required(c"resource", ArgType::String);
 const OWNER: ArgSpec = ArgSpec::required(c"owner", ArgType::String);
-const LEASE: &[ArgSpec] = &[
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-];
 const SINCE: &CStr = c"0.3.0";
 
 /// Resource pools stored (copies included).
 pub static RESOURCE_POOLS: Stat = Stat::gauge(c"resource_pools");
-pub static WAITS_STARTED: Stat = Stat::counter(c"resource_waits");
-pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"resource_waits_timed_out");
-pub static HANDOFFS: Stat = Stat::counter(c"resource_handoffs");
+pub static WAIT_STATS: WaitStats = WaitStats::new(
+    c"resource_waits",
+    c"resource_waits_timed_out",
+    c"resource_handoffs",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&RESOURCE_POOLS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
+    stats: &[
+        &RESOURCE_POOLS,
+        &WAIT_STATS.started,
+        &WAIT_STATS.timed_out,
+        &WAIT_STATS.handoffs,
+    ],
     waiting: Some(wait::watcher::<Pools>()),
     settings: &[],
     stored: &[StoredType {

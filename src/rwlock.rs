@@ -32,9 +32,9 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, token, Arg, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
@@ -44,8 +44,8 @@ use crate::common::lease::{self, NO_END};
 use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
+use crate::common::time::{self, now_ms};
+use crate::common::wait::{self, Cause, Event, Family, Offer, Take, WaitStats, Waits};
 use crate::entry;
 use state::{Decision, Mode, RwLock};
 
@@ -77,14 +77,6 @@ fn now() -> u64 {
     now_ms().max(0) as u64
 }
 
-/// A token as the commands take it: any bytes but none.
-fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
-    match arg.as_bytes() {
-        [] => Err(RedisError::Str("ERR token must not be empty")),
-        token => Ok(token),
-    }
-}
-
 /// `READ` or `WRITE`, in any case.
 fn mode(arg: &Arg) -> Result<Mode, RedisError> {
     if arg.is("READ") {
@@ -94,14 +86,6 @@ fn mode(arg: &Arg) -> Result<Mode, RedisError> {
     } else {
         Err(SYNTAX_ERROR)
     }
-}
-
-/// `PX ms | EX s` (at most one): the lease in ms; `None` without either.
-fn lease(command: &str, px: Option<&[Arg]>, ex: Option<&[Arg]>) -> Result<Option<i64>, RedisError> {
-    if px.is_some() && ex.is_some() {
-        return Err(SYNTAX_ERROR);
-    }
-    ttl_ms(command, single(px), single(ex))
 }
 
 /// The lock at `key`, `None` for a missing key.
@@ -349,11 +333,7 @@ impl Family for RwLocks {
     }
 
     fn count(event: Event) {
-        match event {
-            Event::Parked => WAITS_STARTED.incr(),
-            Event::TimedOut => WAITS_TIMED_OUT.incr(),
-            Event::Served(_) => HANDOFFS.incr(),
-        }
+        WAIT_STATS.count(event);
     }
 }
 
@@ -367,7 +347,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let mode = mode(mode_arg)?;
     let token = token(token_arg)?;
     let [px, ex, wait, fence] = parse_options(options, &[PX, EX, WAIT, FENCE])?;
-    let lease = lease("rwlock.acquire", px, ex)?;
+    let lease = time::lease("rwlock.acquire", px, ex)?;
     let wait = wait::parse_wait("rwlock.acquire", single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
@@ -457,7 +437,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
-    let lease = lease(EXTEND, px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let lease = time::lease(EXTEND, px, ex)?.ok_or(SYNTAX_ERROR)?;
     let extended = {
         let mut key = Key::write(ctx, *name);
         let Some(lock) = lock_at(&mut key)? else {
@@ -693,10 +673,6 @@ const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const TOKEN: ArgSpec = ArgSpec::required(c"token", ArgType::String);
-const LEASE: &[ArgSpec] = &[
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-];
 const MODES: &[ArgSpec] = &[
     ArgSpec::keyword(c"read", c"READ"),
     ArgSpec::keyword(c"write", c"WRITE"),
@@ -707,13 +683,20 @@ const SINCE: &CStr = c"0.5.0";
 
 /// Readers-writer locks stored (copies included).
 pub static RWLOCKS: Stat = Stat::gauge(c"rwlocks");
-pub static WAITS_STARTED: Stat = Stat::counter(c"rwlock_waits");
-pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"rwlock_waits_timed_out");
-pub static HANDOFFS: Stat = Stat::counter(c"rwlock_handoffs");
+pub static WAIT_STATS: WaitStats = WaitStats::new(
+    c"rwlock_waits",
+    c"rwlock_waits_timed_out",
+    c"rwlock_handoffs",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&RWLOCKS, &WAITS_STARTED, &WAITS_TIMED_OUT, &HANDOFFS],
+    stats: &[
+        &RWLOCKS,
+        &WAIT_STATS.started,
+        &WAIT_STATS.timed_out,
+        &WAIT_STATS.handoffs,
+    ],
     waiting: Some(wait::watcher::<RwLocks>()),
     settings: &[],
     stored: &[StoredType {

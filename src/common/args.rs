@@ -71,6 +71,20 @@ pub unsafe fn string_bytes<'a>(string: *const raw::RedisModuleString) -> &'a [u8
     unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
 }
 
+/// A token or owner as the commands take it: any bytes but none, else
+/// `ERR <what> must not be empty`.
+pub fn nonempty<'a>(arg: &Arg<'a>, empty: RedisError) -> Result<&'a [u8], RedisError> {
+    match arg.as_bytes() {
+        [] => Err(empty),
+        bytes => Ok(bytes),
+    }
+}
+
+/// A lock's token (LOCK, RWLOCK): any bytes but none.
+pub fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
+    nonempty(arg, super::errors::EMPTY_TOKEN)
+}
+
 /// Reinterprets the server's `argv` as arguments.
 ///
 /// # Safety

@@ -155,6 +155,13 @@ fn report_key_positions(ctx: *mut raw::RedisModuleCtx, args: &[Arg], key_specs: 
 pub const UPDATED: u32 =
     raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
 
+/// A lease as the commands that hold something take it: `PX milliseconds |
+/// EX seconds` (parsed by `time::lease`).
+pub const LEASE: &[ArgSpec] = &[
+    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
+    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
+];
+
 /// The first argument, a key read and changed in place.
 pub const UPDATES_FIRST: KeySpec = KeySpec {
     flags: UPDATED,

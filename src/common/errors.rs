@@ -15,6 +15,9 @@ pub const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is n
 /// A counter at its largest value: `INCR`'s text.
 pub const OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
 /// The server refused to store a value (it does not, for an empty key).
+/// A lock's token (LOCK, RWLOCK) given as an empty string.
+pub const EMPTY_TOKEN: RedisError = RedisError::Str("ERR token must not be empty");
+
 pub const NOT_STORED: RedisError = RedisError::Str("ERR could not store the value");
 
 /// An expiry that is not positive, or passes the largest time: `SET`'s text.

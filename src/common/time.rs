@@ -4,7 +4,7 @@
 
 use redis_module::RedisError;
 
-use super::args::Arg;
+use super::args::{single, Arg};
 use super::errors;
 use crate::api;
 
@@ -30,6 +30,19 @@ pub fn ttl_ms(command: &str, px: Option<Arg>, ex: Option<Arg>) -> Result<Option<
     }
     after(command, now_ms(), ms)?;
     Ok(Some(ms))
+}
+
+/// `PX ms | EX s`, at most one of them (both: `ERR syntax error`): the
+/// lease in ms as [`ttl_ms`] reads it, `None` without either.
+pub fn lease(
+    command: &str,
+    px: Option<&[Arg]>,
+    ex: Option<&[Arg]>,
+) -> Result<Option<i64>, RedisError> {
+    if px.is_some() && ex.is_some() {
+        return Err(errors::SYNTAX_ERROR);
+    }
+    ttl_ms(command, single(px), single(ex))
 }
 
 /// The time `ms` milliseconds after the Unix time `at` (ms): the one place a

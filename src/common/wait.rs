@@ -56,6 +56,7 @@ use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Undel
 use super::cluster;
 use super::key::{Key, OwnedString};
 use super::panic::guard;
+use super::stats::Stat;
 use super::time::now_ms;
 use crate::api;
 
@@ -151,6 +152,7 @@ pub trait Family: 'static {
     /// and replicates that as an effect. `true` when something was given
     /// back (the caller then serves the queue).
     fn revoke(ctx: &Context, key: Arg, grant: &Self::Grant) -> bool;
+    /// Counts a wait's events in `INFO recipes`.
     fn count(event: Event);
 }
 
@@ -258,6 +260,39 @@ impl<R> Book<R> {
             }
         }
         gone
+    }
+}
+
+/// The `INFO recipes` counters of a family's waits: begun, ran out, and
+/// served (a hand-off).
+pub struct WaitStats {
+    pub started: Stat,
+    pub timed_out: Stat,
+    pub handoffs: Stat,
+}
+
+impl WaitStats {
+    /// The counters `<family>_waits`, `<family>_waits_timed_out` and
+    /// `<family>_handoffs`, named in full.
+    pub const fn new(
+        started: &'static CStr,
+        timed_out: &'static CStr,
+        handoffs: &'static CStr,
+    ) -> Self {
+        Self {
+            started: Stat::counter(started),
+            timed_out: Stat::counter(timed_out),
+            handoffs: Stat::counter(handoffs),
+        }
+    }
+
+    /// Counts one event of a wait ([`Family::count`]).
+    pub fn count(&self, event: Event) {
+        match event {
+            Event::Parked => self.started.incr(),
+            Event::TimedOut => self.timed_out.incr(),
+            Event::Served(_) => self.handoffs.incr(),
+        }
     }
 }
 
