@@ -81,6 +81,13 @@ impl Parked {
         ParkedId(self.0)
     }
 
+    /// A stand-in for a parked client in unit tests of the queues, which only
+    /// compare it (never a real handle: finishing it would reach the server).
+    #[cfg(test)]
+    pub fn stand_in(n: usize) -> Parked {
+        Parked(n as *mut raw::RedisModuleBlockedClient)
+    }
+
     /// Ends the wait: the client gets `reply` as its command's reply.
     pub fn finish(self, reply: RedisResult) {
         self.end(Delivery {

@@ -1018,3 +1018,73 @@ pub fn init(ctx: &Context, families: impl IntoIterator<Item = Watcher>) {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waiter(client: usize, deadline: i64) -> Waiter<&'static str> {
+        Waiter {
+            client: Parked::stand_in(client),
+            request: "r",
+            deadline,
+        }
+    }
+
+    fn key(name: &str) -> KeyId {
+        (0, name.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn waiters_come_out_in_arrival_order_and_put_back_keeps_the_place() {
+        let mut book: Book<&str> = Book {
+            queues: BTreeMap::new(),
+            places: BTreeMap::new(),
+            arrivals: 0,
+        };
+        let (a, b) = (key("a"), key("b"));
+        assert!(book.push(&a, waiter(1, 500)));
+        assert!(!book.push(&a, waiter(2, 100)));
+        assert!(book.push(&b, waiter(3, 300)));
+        assert!(!book.push(&a, waiter(4, 900)));
+        assert_eq!(book.places.len(), 4);
+        let (arrival, first) = book.take_first(&a).expect("a waiter");
+        assert_eq!((arrival, first.client.id()), (1, Parked::stand_in(1).id()));
+        assert_eq!(book.places.len(), 3, "taken out, its place forgotten");
+        assert!(book.put_back(&a, arrival, first).is_ok());
+        assert_eq!(book.places.len(), 4);
+        let order: Vec<u64> = book.queues[&a].waiters.keys().copied().collect();
+        assert_eq!(order, [1, 2, 4], "back at the head");
+        assert_eq!(book.queues[&a].first_deadline(), Some(100));
+        assert!(book.put_back(&key("gone"), 9, waiter(9, 1)).is_err());
+        assert_eq!(book.queues[&b].waiters.len(), 1);
+    }
+
+    #[test]
+    fn waits_run_out_in_deadline_order_whatever_their_arrival() {
+        let mut book: Book<&str> = Book {
+            queues: BTreeMap::new(),
+            places: BTreeMap::new(),
+            arrivals: 0,
+        };
+        let a = key("a");
+        for (client, deadline) in [(1, 500), (2, 100), (3, 300), (4, 900)] {
+            book.push(&a, waiter(client, deadline));
+        }
+        assert!(book.take_timed_out(&a, 99).is_empty());
+        let gone: Vec<i64> = book
+            .take_timed_out(&a, 300)
+            .iter()
+            .map(|w| w.deadline)
+            .collect();
+        assert_eq!(gone, [100, 300], "a deadline counts as run out at its time");
+        let left: Vec<u64> = book.queues[&a].waiters.keys().copied().collect();
+        assert_eq!(left, [1, 4]);
+        assert_eq!(book.places.len(), 2);
+        assert_eq!(book.queues[&a].first_deadline(), Some(500));
+        let taken = book.take(&a, 4).expect("waiter 4");
+        assert_eq!(taken.deadline, 900);
+        assert!(book.take(&a, 4).is_none(), "taken once");
+        assert_eq!(book.places.len(), 1);
+    }
+}
