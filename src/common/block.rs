@@ -272,7 +272,12 @@ impl<T> Timer<T> {
         Timer(id, PhantomData)
     }
 
-    /// Cancels the timer if it has not fired yet, dropping its data.
+    /// Cancels the timer if it has not fired yet, dropping its data. Safe
+    /// on a timer that already fired: the server names a timer by its due
+    /// time in microseconds, made unique among the timers pending; one that
+    /// fired is due in the past and a timer made later is due no earlier
+    /// than now, so its name never comes back, and the server answers a
+    /// stop of it with an error (nothing is freed).
     pub fn stop(self, ctx: &Context) {
         let mut job: *mut c_void = ptr::null_mut();
         // SAFETY: `ctx` is the server's context of the running call, and `job`
