@@ -246,7 +246,13 @@ fn release<W: Waitlist>(ctx: &Context, bc: *mut raw::RedisModuleBlockedClient) {
 /// the main thread, in a context where keys may be written and effects are
 /// replicated. The type of its data is part of its type, so stopping it
 /// frees the data as what it is.
-pub struct Timer<T>(raw::RedisModuleTimerID, PhantomData<fn(T)>);
+pub struct Timer<T> {
+    id: raw::RedisModuleTimerID,
+    /// The address of the data the server holds for it (only compared):
+    /// what tells this timer from another that came to carry its id.
+    job: usize,
+    data: PhantomData<fn(T)>,
+}
 
 type TimerJob<T> = (fn(&Context, T), T);
 
@@ -269,20 +275,32 @@ impl<T> Timer<T> {
                 job.cast(),
             )
         };
-        Timer(id, PhantomData)
+        Timer {
+            id,
+            job: job as usize,
+            data: PhantomData,
+        }
     }
 
-    /// Cancels the timer if it has not fired yet, dropping its data. Safe
-    /// on a timer that already fired: the server names a timer by its due
-    /// time in microseconds, made unique among the timers pending; one that
-    /// fired is due in the past and a timer made later is due no earlier
-    /// than now, so its name never comes back, and the server answers a
-    /// stop of it with an error (nothing is freed).
+    /// Cancels the timer if it has not fired yet, dropping its data; a
+    /// timer that fired is left alone. The server names a timer by its due
+    /// time on the wall clock, unique among the pending ones, so after this
+    /// one fired a clock stepped back could give its id to another timer:
+    /// that one is told apart by its data, and not stopped.
     pub fn stop(self, ctx: &Context) {
+        let (mut remaining, mut pending): (u64, *mut c_void) = (0, ptr::null_mut());
+        // SAFETY: `ctx` is the server's context of the running call; the two
+        // out-pointers are locals the server writes to.
+        let found = unsafe {
+            api!(RedisModule_GetTimerInfo)(ctx.get_raw(), self.id, &mut remaining, &mut pending)
+        };
+        if found != raw::REDISMODULE_OK as c_int || pending as usize != self.job {
+            return;
+        }
         let mut job: *mut c_void = ptr::null_mut();
         // SAFETY: `ctx` is the server's context of the running call, and `job`
         // a local the server writes the timer's data pointer to.
-        let stopped = unsafe { api!(RedisModule_StopTimer)(ctx.get_raw(), self.0, &mut job) };
+        let stopped = unsafe { api!(RedisModule_StopTimer)(ctx.get_raw(), self.id, &mut job) };
         if stopped == raw::REDISMODULE_OK as c_int && !job.is_null() {
             // SAFETY: made by `Box::into_raw` in `start` of this `Timer<T>`.
             drop(unsafe { Box::from_raw(job.cast::<TimerJob<T>>()) });

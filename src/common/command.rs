@@ -383,6 +383,7 @@ required_api!(
     RedisModule_GetBlockedClientPrivateData,
     RedisModule_CreateTimer,
     RedisModule_StopTimer,
+    RedisModule_GetTimerInfo,
     RedisModule_SubscribeToKeyspaceEvents,
     RedisModule_SubscribeToServerEvent,
     RedisModule_AvoidReplicaTraffic,
