@@ -12,14 +12,13 @@ use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::ptr;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Mutex;
 
 use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg};
 use super::datatype::Stored;
 use super::errors::{NOT_AN_INTEGER, NOT_STORED};
-use super::replicate::{create_string, integer_string};
+use super::strings::{fixed_string, integer_string};
 use crate::api;
 
 /// What a key holds, as far as the recipes care.
@@ -498,29 +497,6 @@ impl Field<'_> {
             Field::Name(name) => fixed_string(name),
         }
     }
-}
-
-/// The server strings of fixed words (field names, replicated tokens), by the
-/// address of their text. The server only reads them or takes references, so
-/// one string serves every call; each is made once and kept for the life of
-/// the module. Made and freed at each use instead, the two an
-/// `ARTICLE.VIEW` uses cost it 696 instructions more, 8.6% of the command
-/// (Redis 8.6, callgrind, `bench/results/cost.md`); the lock and scan cost it
-/// about 100 (1.2%).
-static FIXED_STRINGS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-
-pub fn fixed_string(text: &'static CStr) -> *mut raw::RedisModuleString {
-    let address = text.as_ptr() as usize;
-    let mut strings = FIXED_STRINGS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(&(_, string)) = strings.iter().find(|(at, _)| *at == address) {
-        return string as *mut raw::RedisModuleString;
-    }
-    // Without a context the string is not freed with any call's context.
-    let string = create_string(ptr::null_mut(), text.to_bytes());
-    strings.push((address, string as usize));
-    string
 }
 
 /// A string the module created or was handed ownership of; freed on drop.

@@ -16,5 +16,6 @@ pub mod panic;
 pub mod replicate;
 pub mod reply;
 pub mod stats;
+pub mod strings;
 pub mod time;
 pub mod wait;

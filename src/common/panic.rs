@@ -22,6 +22,7 @@
 
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use redis_module::raw;
 
@@ -46,9 +47,17 @@ pub fn install_hook() {
 /// server.
 pub fn guard<R>(fallback: R, run: impl FnOnce() -> R) -> R {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
-        super::stats::PANICS.incr();
+        CAUGHT.fetch_add(1, Ordering::Relaxed);
         fallback
     })
+}
+
+/// Bugs the guard contained since the module loaded (`INFO recipes`
+/// `recipes_panics_caught`).
+static CAUGHT: AtomicI64 = AtomicI64::new(0);
+
+pub fn caught() -> i64 {
+    CAUGHT.load(Ordering::Relaxed)
 }
 
 /// Logs through the server log. The text goes in as a `%s` argument, never as

@@ -17,8 +17,8 @@ use std::ffi::CStr;
 use redis_module::{raw, Context};
 
 use super::args::Arg;
-use super::key::fixed_string;
 use super::stats::Stat;
+use super::strings::{create_string, fixed_string, integer_string};
 use crate::api;
 
 /// One argument of a replicated command.
@@ -117,24 +117,4 @@ pub(super) fn with_strings(
             unsafe { api!(RedisModule_FreeString)(ctx, *string) };
         }
     }
-}
-
-/// A server string of an integer's digits. Formatting them here and handing
-/// the bytes over costs about 100 instructions less than
-/// `RedisModule_CreateStringFromLongLong` (callgrind), whose `ll2string` is
-/// slower than `itoa`.
-pub(super) fn integer_string(
-    ctx: *mut raw::RedisModuleCtx,
-    value: i64,
-) -> *mut raw::RedisModuleString {
-    create_string(ctx, itoa::Buffer::new().format(value).as_bytes())
-}
-
-pub(super) fn create_string(
-    ctx: *mut raw::RedisModuleCtx,
-    bytes: &[u8],
-) -> *mut raw::RedisModuleString {
-    // SAFETY: `ctx` is the running call's context or null, which the server
-    // allows; it copies the bytes. The caller owns the string it returns.
-    unsafe { api!(RedisModule_CreateString)(ctx, bytes.as_ptr().cast(), bytes.len()) }
 }

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use redis_module::raw;
 
-use super::panic::guard;
+use super::panic::{caught, guard};
 use crate::api;
 
 /// One figure of the INFO section: a counter (events since the module was
@@ -48,9 +48,6 @@ impl Stat {
     }
 }
 
-/// Bugs the panic guard contained.
-pub static PANICS: Stat = Stat::counter(c"panics_caught");
-
 /// Figures computed when `INFO` asks (cheap: no key is read).
 pub type Live = fn() -> Vec<(&'static CStr, i64)>;
 
@@ -58,14 +55,15 @@ static LIVE: OnceLock<Live> = OnceLock::new();
 static STATS: OnceLock<Vec<&'static Stat>> = OnceLock::new();
 
 /// Registers the INFO section: `live` gives the figures kept elsewhere (the
-/// wait queues), then come `stats` in order, then [`PANICS`].
+/// wait queues), then come `stats` in order, then the panics the guard
+/// caught.
 pub fn register(
     ctx: *mut raw::RedisModuleCtx,
     live: Live,
     stats: impl IntoIterator<Item = &'static Stat>,
 ) {
     let _ = LIVE.set(live);
-    let _ = STATS.set(stats.into_iter().chain([&PANICS]).collect());
+    let _ = STATS.set(stats.into_iter().collect());
     // SAFETY: `ctx` is the module's load context; `info` is this module's
     // function, valid while it is loaded.
     unsafe { api!(RedisModule_RegisterInfoFunc)(ctx, Some(info)) };
@@ -84,5 +82,6 @@ extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) 
         for stat in STATS.get().map(Vec::as_slice).unwrap_or_default() {
             api!(RedisModule_InfoAddFieldLongLong)(ctx, stat.name.as_ptr(), stat.get());
         }
+        api!(RedisModule_InfoAddFieldLongLong)(ctx, c"panics_caught".as_ptr(), caught());
     });
 }
