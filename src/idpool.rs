@@ -548,10 +548,10 @@ const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
 const SINCE: &CStr = c"0.2.0";
 
 /// ID pools stored (copies included).
-pub static ID_POOLS: Stat = Stat::gauge(c"pools");
+pub static ID_POOLS: Stat = Stat::gauge(c"idpools");
 /// Leases stored in them (an ended lease counts until a write reclaims it).
-pub static LEASES: Stat = Stat::gauge(c"pool_leases");
-pub static LEASES_RECLAIMED: Stat = Stat::counter(c"pool_leases_reclaimed");
+pub static LEASES: Stat = Stat::gauge(c"idpool_leases");
+pub static LEASES_RECLAIMED: Stat = Stat::counter(c"idpool_leases_reclaimed");
 pub static WAIT_STATS: WaitStats = WaitStats::new(
     c"idpool_waits",
     c"idpool_waits_timed_out",

@@ -167,7 +167,7 @@ static WAITS: Waits<Request> = Waits::new();
 impl Family for Pools {
     type Request = Request;
     type Grant = Handed;
-    const KEYS_WAITED_ON: &'static CStr = c"pools_with_waiters";
+    const KEYS_WAITED_ON: &'static CStr = c"resource_pools_with_waiters";
 
     fn waits() -> &'static Waits<Request> {
         &WAITS

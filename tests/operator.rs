@@ -22,9 +22,9 @@ server_tests! {
         assert!(text.starts_with("# recipes\r\n"), "{text}");
         let zero = recipes_figures(&mut con, "recipes");
         let names = [
-            "locks_with_waiters", "pools_with_waiters", "idpools_with_waiters", "clients_waiting",
+            "locks_with_waiters", "resource_pools_with_waiters", "idpools_with_waiters", "clients_waiting",
             "lock_waits", "lock_waits_timed_out", "lock_handoffs_release", "lock_handoffs_delete",
-            "lock_handoffs_expiry", "pools", "pool_leases", "pool_leases_reclaimed", "idpool_waits",
+            "lock_handoffs_expiry", "idpools", "idpool_leases", "idpool_leases_reclaimed", "idpool_waits",
             "idpool_waits_timed_out", "idpool_handoffs", "resource_pools", "resource_waits",
             "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
             "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
@@ -83,7 +83,7 @@ server_tests! {
         let resources = Waiter::start(&server, &["POOL.ACQUIRE", "rp", "b", "WAIT", "10000"]);
         assert_eq!(recipes_figures(&mut con, "recipes")["clients_waiting"], 2);
         let now = recipes_figures(&mut con, "recipes");
-        assert_eq!((now["pools_with_waiters"], now["idpools_with_waiters"], now["locks_with_waiters"]), (1, 1, 0));
+        assert_eq!((now["resource_pools_with_waiters"], now["idpools_with_waiters"], now["locks_with_waiters"]), (1, 1, 0));
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "p4", "1"]), 1);
         assert_eq!(int(&mut con, &["POOL.RELEASE", "rp", "r", "a"]), 1);
         assert_eq!(ids.answer(), Ok(Value::Int(1)));
@@ -105,8 +105,8 @@ server_tests! {
             ("locks_with_waiters", 0), ("clients_waiting", 0), ("lock_waits", 4),
             ("lock_waits_timed_out", 1), ("lock_handoffs_release", 1),
             ("lock_handoffs_delete", 1), ("lock_handoffs_expiry", 1),
-            ("pools", 4), ("pool_leases", 5), ("pool_leases_reclaimed", 1),
-            ("pools_with_waiters", 0), ("idpools_with_waiters", 0), ("idpool_waits", 2),
+            ("idpools", 4), ("idpool_leases", 5), ("idpool_leases_reclaimed", 1),
+            ("resource_pools_with_waiters", 0), ("idpools_with_waiters", 0), ("idpool_waits", 2),
             ("idpool_waits_timed_out", 1), ("idpool_handoffs", 1), ("resource_pools", 1),
             ("resource_waits", 2), ("resource_waits_timed_out", 1), ("resource_handoffs", 1),
             ("rate_allowed", 2), ("rate_limited", 1), ("panics_caught", 0),
@@ -128,7 +128,7 @@ server_tests! {
         assert_eq!(int(&mut con, &["DEL", "p1", "p2"]), 2);
         ok(&mut con, &["FLUSHALL", "SYNC"]);
         let flushed = recipes_figures(&mut con, "recipes");
-        assert_eq!((flushed["pools"], flushed["pool_leases"]), (0, 0));
+        assert_eq!((flushed["idpools"], flushed["idpool_leases"]), (0, 0));
         assert_eq!(info_field(&mut con, "recipes", "recipes_panics_caught").as_deref(), Some("0"));
     }
 

@@ -37,6 +37,8 @@ fn memory_less_clients(con: &mut Connection) -> i64 {
 /// resource, an ID) held by a short lease, and how to read who holds it.
 struct Family {
     name: &'static str,
+    /// Its `INFO recipes` gauge of keys with waiters.
+    with_waiters: &'static str,
     /// Commands that leave the key held by a lease of `PX`/`TTL` 300 ms.
     hold_briefly: &'static [&'static [&'static str]],
     /// Commands that leave the key held with no lease end.
@@ -53,6 +55,7 @@ struct Family {
 
 const LOCK: Family = Family {
     name: "lock",
+    with_waiters: "locks_with_waiters",
     hold_briefly: &[&["LOCK.ACQUIRE", "k", "holder", "PX", "300"]],
     hold: &[&["LOCK.ACQUIRE", "k", "holder"]],
     wait: &[
@@ -71,6 +74,7 @@ const LOCK: Family = Family {
 
 const POOL: Family = Family {
     name: "pool",
+    with_waiters: "resource_pools_with_waiters",
     hold_briefly: &[
         &["POOL.ADD", "k", "r1"],
         &["POOL.ACQUIRE", "k", "holder", "PX", "300"],
@@ -96,6 +100,7 @@ const POOL: Family = Family {
 
 const IDPOOL: Family = Family {
     name: "idpool",
+    with_waiters: "idpools_with_waiters",
     hold_briefly: &[
         &["IDPOOL.CREATE", "k", "1"],
         &["IDPOOL.NEXT", "k", "TTL", "300"],
@@ -110,6 +115,7 @@ const IDPOOL: Family = Family {
 
 const RWLOCK: Family = Family {
     name: "rwlock",
+    with_waiters: "rwlocks_with_waiters",
     hold_briefly: &[&["RWLOCK.ACQUIRE", "k", "WRITE", "holder", "PX", "300"]],
     hold: &[&["RWLOCK.ACQUIRE", "k", "WRITE", "holder"]],
     wait: &[
@@ -370,8 +376,8 @@ server_tests! {
                     client.send_packed_command(&cmd(&words).get_packed_command()).unwrap();
                 }
                 wait_blocked(&mut con, WAITERS as i64);
-                let gauge = format!("{}s_with_waiters", family.name);
-                assert_eq!(recipes_figures(&mut con, "recipes")[&gauge], WAITERS as i64, "{}", family.name);
+                let gauge = family.with_waiters;
+                assert_eq!(recipes_figures(&mut con, "recipes")[gauge], WAITERS as i64, "{}", family.name);
                 // A third unblocked, a third killed, a third disconnected.
                 for (i, id) in ids.iter().enumerate() {
                     match i % 3 {
@@ -382,7 +388,7 @@ server_tests! {
                 }
                 let unblocked: Vec<Connection> = clients.into_iter().step_by(3).collect();
                 wait_blocked(&mut con, 0);
-                assert_eq!(recipes_figures(&mut con, "recipes")[&gauge], 0, "{}", family.name);
+                assert_eq!(recipes_figures(&mut con, "recipes")[gauge], 0, "{}", family.name);
                 assert_eq!(recipes_figures(&mut con, "recipes")["clients_waiting"], 0, "{}", family.name);
                 drop(unblocked);
                 // Freed now, not by a background thread (Valkey's default).
