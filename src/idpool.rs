@@ -36,7 +36,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{quote, Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, WaitStats, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
 use pool::Pool;
 
@@ -226,11 +226,11 @@ pub struct Handed {
 }
 
 /// IDPOOL's waits (see `common/wait.rs`).
-pub struct Waiting;
+pub struct IdPools;
 
 static WAITS: Waits<Request> = Waits::new();
 
-impl Family for Waiting {
+impl Waitable for IdPools {
     type Request = Request;
     type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"idpools_with_waiters";
@@ -282,7 +282,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let ttl = parse_ttl("idpool.next", single(ttl))?;
     let wait = wait::parse_wait("idpool.next", single(wait))?;
     // An ID freed while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), None, Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, TakenFor::Command)? {
@@ -293,7 +293,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let Some(wait) = wait else {
         return Ok(RedisValue::Null.into());
     };
-    Ok(wait::park::<Waiting>(ctx, name.as_bytes(), None, Request { ttl }, wait, next).into())
+    Ok(wait::park::<IdPools>(ctx, name.as_bytes(), None, Request { ttl }, wait, next).into())
 }
 
 /// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
@@ -322,7 +322,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         key.written(EVENT_CLASS, c"idpool.release");
     }
     if released || reclaimed {
-        wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
+        wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
@@ -374,7 +374,7 @@ fn resize<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
     // A larger pool has IDs for the clients waiting.
-    wait::serve_waiters::<Waiting>(ctx, name.as_bytes(), Some(key), Cause::Release);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
@@ -568,7 +568,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
         &WAIT_STATS.timed_out,
         &WAIT_STATS.handoffs,
     ],
-    waiting: Some(wait::watcher::<Waiting>()),
+    waiting: Some(wait::watcher::<IdPools>()),
     settings: &[],
     stored: &[StoredType {
         data_type: &ID_POOL_TYPE,

@@ -35,7 +35,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::stats::Stat;
 use crate::common::time::{self, now_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};
 use crate::entry;
 
 const PX: OptSpec = OptSpec::valued("PX");
@@ -74,7 +74,7 @@ pub struct Latches;
 
 static WAITS: Waits<()> = Waits::new();
 
-impl Family for Latches {
+impl Waitable for Latches {
     type Request = ();
     type Grant = ();
     const KEYS_WAITED_ON: &'static CStr = c"latches_with_waiters";

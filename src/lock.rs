@@ -30,7 +30,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Take, Waitable, Waits};
 use crate::entry;
 
 const PX: OptSpec = OptSpec::valued("PX");
@@ -59,7 +59,7 @@ pub struct Locks;
 
 static WAITS: Waits<Request> = Waits::new();
 
-impl Family for Locks {
+impl Waitable for Locks {
     type Request = Request;
     type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"locks_with_waiters";

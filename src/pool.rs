@@ -42,7 +42,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, now_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, TakenFor, WaitStats, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
 use resources::Pool;
 
@@ -164,7 +164,7 @@ pub struct Pools;
 
 static WAITS: Waits<Request> = Waits::new();
 
-impl Family for Pools {
+impl Waitable for Pools {
     type Request = Request;
     type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"resource_pools_with_waiters";

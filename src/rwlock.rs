@@ -45,7 +45,7 @@ use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, now_ms};
-use crate::common::wait::{self, Cause, Event, Family, Offer, Take, WaitStats, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
 use crate::entry;
 use state::{Decision, Mode, RwLock};
 
@@ -271,7 +271,7 @@ pub struct RwLocks;
 
 static WAITS: Waits<Request> = Waits::new();
 
-impl Family for RwLocks {
+impl Waitable for RwLocks {
     type Request = Request;
     type Grant = Handed;
     const KEYS_WAITED_ON: &'static CStr = c"rwlocks_with_waiters";

@@ -5,7 +5,7 @@
 //! A client that finds nothing to take is parked in its key's queue, in
 //! arrival order. Whenever the key may have something to hand out, [`serve`]
 //! offers it to the oldest waiter whose wait has not run out (the family's
-//! [`Family::offer`] takes it as that waiter's command would, and replicates
+//! [`Waitable::offer`] takes it as that waiter's command would, and replicates
 //! it as its effect), and answers that waiter:
 //! - freed by one of the family's commands (release, add, grow): the command
 //!   calls [`serve_waiters`] itself, inside its own atomic unit;
@@ -26,7 +26,7 @@
 //! timeout, so a wait is either granted or timed out, never both.
 //!
 //! What the server allows decides when a queue is served ([`Writes`]), for
-//! a family whose grants write ([`Family::WRITES`]; a latch's waiters take
+//! a family whose grants write ([`Waitable::WRITES`]; a latch's waiters take
 //! nothing and are served anywhere, at any time): only a primary serves (a
 //! server that turns replica answers its waiters nil); while it accepts no
 //! writes (`CLIENT PAUSE … WRITE`, `FAILOVER`, a shutdown
@@ -40,7 +40,7 @@
 //! A waiter leaves its queue in O(log n) when it disconnects, is killed or is
 //! unblocked (see `block.rs`); an emptied queue goes with its timer at once.
 //! A grant whose reply never reaches its client (unblocked or gone in that
-//! moment) is given back ([`Family::revoke`]) and goes to the next waiter.
+//! moment) is given back ([`Waitable::revoke`]) and goes to the next waiter.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CStr;
@@ -77,7 +77,7 @@ pub enum Cause {
 /// What a family answers when offered the key for its oldest waiter.
 pub enum Offer<G> {
     /// Taken for the waiter: its reply, and what was taken (given back with
-    /// [`Family::revoke`] if the reply never reaches the waiter).
+    /// [`Waitable::revoke`] if the reply never reaches the waiter).
     Granted(RedisValue, G),
     /// Refused with an error, which answers that waiter; nothing was taken.
     Refused(RedisError),
@@ -131,8 +131,9 @@ pub enum Event {
     Served(Cause),
 }
 
-/// A family whose commands may wait.
-pub trait Family: 'static {
+/// What a family whose commands may wait (`… WAIT ms`) gives the queues
+/// (its registration is its `FamilySpec`: "family" names that alone).
+pub trait Waitable: 'static {
     /// What a waiter asked for, carried until its turn.
     type Request: Send + 'static;
     /// What a grant took, enough to give exactly that back.
@@ -286,7 +287,7 @@ impl WaitStats {
         }
     }
 
-    /// Counts one event of a wait ([`Family::count`]).
+    /// Counts one event of a wait ([`Waitable::count`]).
     pub fn count(&self, event: Event) {
         match event {
             Event::Parked => self.started.incr(),
@@ -360,7 +361,7 @@ impl<R> Waits<R> {
 /// The queues' side of parked clients, per family.
 struct Forget<F>(PhantomData<F>);
 
-impl<F: Family> Waitlist for Forget<F> {
+impl<F: Waitable> Waitlist for Forget<F> {
     /// The client leaves its queue. When it was the oldest waiter, those
     /// behind it may be served now (a waiting writer leaving lets the readers
     /// behind it in): the queue is looked at again on the next event-loop
@@ -431,7 +432,7 @@ pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisE
 /// when something may free up by itself (a lease's end), as in
 /// [`Offer::Busy`]. `open`: every key the command still holds, closed
 /// here first (settling the queue may open them again).
-pub fn park<'k, F: Family>(
+pub fn park<'k, F: Waitable>(
     ctx: &Context,
     name: &[u8],
     open: impl IntoIterator<Item = Key<'k>>,
@@ -467,7 +468,7 @@ pub fn park<'k, F: Family>(
 /// the family). `cause`: what may have freed something. `open`: every key
 /// the command still holds, closed here first (serving opens them again);
 /// `None` when it holds none.
-pub fn serve_waiters<'k, F: Family>(
+pub fn serve_waiters<'k, F: Waitable>(
     ctx: &Context,
     name: &[u8],
     open: impl IntoIterator<Item = Key<'k>>,
@@ -485,7 +486,7 @@ pub fn serve_waiters<'k, F: Family>(
 }
 
 /// How many clients wait on `name` now.
-pub fn waiting_on<F: Family>(ctx: &Context, name: &[u8]) -> usize {
+pub fn waiting_on<F: Waitable>(ctx: &Context, name: &[u8]) -> usize {
     let waits = F::waits();
     if waits.idle() {
         return 0;
@@ -526,7 +527,7 @@ fn writes(ctx: &Context) -> Writes {
 }
 
 /// Answers every waiter of `id` with `reply` and drops the queue.
-fn dismiss<F: Family>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_module::RedisResult) {
+fn dismiss<F: Waitable>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_module::RedisResult) {
     let waits = F::waits();
     let queue = waits.remove(&mut waits.lock(), id);
     if let Some(mut queue) = queue {
@@ -542,7 +543,7 @@ fn dismiss<F: Family>(ctx: &Context, id: &KeyId, reply: impl Fn() -> redis_modul
 /// Ends the waits that ran out, then hands what the key holds to the oldest
 /// waiters left while the family grants; finally sets the queue's timer (or
 /// drops the queue).
-fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
+fn serve<F: Waitable>(ctx: &Context, id: &KeyId, cause: Cause) {
     let waits = F::waits();
     let allowed = if F::WRITES {
         writes(ctx)
@@ -614,11 +615,11 @@ fn serve<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
 }
 
 /// Answers a waiter whose time ran out: nil, but for a family whose waiters
-/// take nothing ([`Family::WRITES`] false), what the key holds at the
+/// take nothing ([`Waitable::WRITES`] false), what the key holds at the
 /// deadline — an open latch answers 1 even then, however it opened (the
 /// event that opened it may be served only after the deadline, in the same
 /// check). The caller has selected the key's database.
-fn at_deadline<F: Family>(
+fn at_deadline<F: Waitable>(
     ctx: &Context,
     id: &KeyId,
     name: Arg,
@@ -647,7 +648,7 @@ fn at_deadline<F: Family>(
 
 /// While the server accepts no writes: answers the waits that ran out, keeps
 /// a timer for the next deadline, and serves the queue once writes resume.
-fn put_off<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
+fn put_off<F: Waitable>(ctx: &Context, id: &KeyId, cause: Cause) {
     let waits = F::waits();
     let timed_out = waits.lock().take_timed_out(id, now_ms());
     for waiter in timed_out {
@@ -689,13 +690,13 @@ fn put_off<F: Family>(ctx: &Context, id: &KeyId, cause: Cause) {
 /// What runs when a grant's reply never reached its waiter: a timer due now
 /// gives the grant back (the server frees the reply where no key can be
 /// opened).
-fn give_back<F: Family>(id: KeyId, grant: F::Grant) -> Undelivered {
+fn give_back<F: Waitable>(id: KeyId, grant: F::Grant) -> Undelivered {
     Box::new(move |ctx: &Context| {
         Timer::start(ctx, 0, revoke::<F>, (id, grant));
     })
 }
 
-fn revoke<F: Family>(ctx: &Context, (id, grant): (KeyId, F::Grant)) {
+fn revoke<F: Waitable>(ctx: &Context, (id, grant): (KeyId, F::Grant)) {
     match writes(ctx) {
         // The primary's state rules: it gives back what it granted.
         Writes::Never => return,
@@ -756,7 +757,7 @@ fn resume(ctx: &Context, (): ()) {
 
 /// Points the queue's timer at its next moment — `next` or the first
 /// deadline, whichever is sooner — or removes an empty queue.
-fn settle<F: Family>(ctx: &Context, id: &KeyId, next: Option<i64>) {
+fn settle<F: Waitable>(ctx: &Context, id: &KeyId, next: Option<i64>) {
     let waits = F::waits();
     let stale = {
         let mut book = waits.lock();
@@ -793,7 +794,7 @@ fn settle<F: Family>(ctx: &Context, id: &KeyId, next: Option<i64>) {
 
 /// A queue's timer: a lease's end, a wait's deadline, or (servers without
 /// post-notification jobs) a scheduled check.
-fn on_timer<F: Family>(ctx: &Context, id: KeyId) {
+fn on_timer<F: Waitable>(ctx: &Context, id: KeyId) {
     let mut cause = None;
     if let Some(queue) = F::waits().lock().queues.get_mut(&id) {
         queue.timer = None;
@@ -803,7 +804,7 @@ fn on_timer<F: Family>(ctx: &Context, id: KeyId) {
     serve::<F>(ctx, &id, cause.unwrap_or(Cause::Expiry));
 }
 
-fn on_job<F: Family>(ctx: &Context, id: &KeyId) {
+fn on_job<F: Waitable>(ctx: &Context, id: &KeyId) {
     let mut cause = None;
     if let Some(queue) = F::waits().lock().queues.get_mut(id) {
         queue.scheduled = false;
@@ -814,7 +815,7 @@ fn on_job<F: Family>(ctx: &Context, id: &KeyId) {
 
 /// A key with waiters may have something to hand out: serve it as soon as
 /// writing is safe.
-fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
+fn schedule<F: Waitable>(ctx: &Context, id: KeyId, cause: Cause) {
     if !mark_scheduled::<F>(&id, cause) || after_notification(ctx, on_job::<F>, id.clone()) {
         return;
     }
@@ -823,7 +824,7 @@ fn schedule<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
 
 /// Schedules a check of `id`'s queue on a timer due now (outside any
 /// keyspace event, where no post-notification job can be added).
-fn schedule_timer<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
+fn schedule_timer<F: Waitable>(ctx: &Context, id: KeyId, cause: Cause) {
     if mark_scheduled::<F>(&id, cause) {
         start_check_timer::<F>(ctx, id);
     }
@@ -831,7 +832,7 @@ fn schedule_timer<F: Family>(ctx: &Context, id: KeyId, cause: Cause) {
 
 /// Marks `id`'s queue as due for a check because of `cause`; `false` when
 /// it has no queue or a check is already due.
-fn mark_scheduled<F: Family>(id: &KeyId, cause: Cause) -> bool {
+fn mark_scheduled<F: Waitable>(id: &KeyId, cause: Cause) -> bool {
     let mut book = F::waits().lock();
     match book.queues.get_mut(id) {
         Some(queue) if !queue.scheduled => {
@@ -844,7 +845,7 @@ fn mark_scheduled<F: Family>(id: &KeyId, cause: Cause) -> bool {
 }
 
 /// Points `id`'s queue timer at now, for a scheduled check.
-fn start_check_timer<F: Family>(ctx: &Context, id: KeyId) {
+fn start_check_timer<F: Waitable>(ctx: &Context, id: KeyId) {
     let waits = F::waits();
     let stale = {
         let mut book = waits.lock();
@@ -869,7 +870,7 @@ pub struct Watcher {
 }
 
 /// The watcher of family `F`, for [`init`].
-pub const fn watcher<F: Family>() -> Watcher {
+pub const fn watcher<F: Waitable>() -> Watcher {
     Watcher {
         key_changed: key_changed::<F>,
         all_changed: all_changed::<F>,
@@ -877,7 +878,7 @@ pub const fn watcher<F: Family>() -> Watcher {
     }
 }
 
-fn key_changed<F: Family>(ctx: &Context, name: &[u8], cause: Cause) {
+fn key_changed<F: Waitable>(ctx: &Context, name: &[u8], cause: Cause) {
     if F::waits().idle() {
         return;
     }
@@ -887,14 +888,14 @@ fn key_changed<F: Family>(ctx: &Context, name: &[u8], cause: Cause) {
     }
 }
 
-fn all_changed<F: Family>(ctx: &Context) {
+fn all_changed<F: Waitable>(ctx: &Context) {
     let ids: Vec<KeyId> = F::waits().lock().queues.keys().cloned().collect();
     for id in ids {
         schedule::<F>(ctx, id, Cause::Delete);
     }
 }
 
-fn figures<F: Family>() -> (&'static CStr, usize, usize) {
+fn figures<F: Waitable>() -> (&'static CStr, usize, usize) {
     let book = F::waits().lock();
     (F::KEYS_WAITED_ON, book.queues.len(), book.places.len())
 }
