@@ -36,7 +36,7 @@ for suite in $memcheck_tests; do tests+=(--test "$suite"); done
 # Only the valkey-server half of each test; timing-sensitive waits get the
 # slack valgrind needs from the harness's own timeouts.
 memcheck_status=0
-FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent REDIS8_SERVER=/nonexistent \
+RECIPES_UNDER_VALGRIND=1 FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent REDIS8_SERVER=/nonexistent \
   cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 

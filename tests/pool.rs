@@ -348,7 +348,7 @@ server_tests! {
         let restored: Value = redis::cmd("RESTORE").arg("big").arg(0).arg(&payload[..]).query(&mut con).unwrap();
         let took = started.elapsed();
         assert_eq!(restored, Value::Okay);
-        assert!(took < Duration::from_secs(3), "RESTORE of 200,000 resources took {took:?}");
+        assert!(took < Duration::from_secs(3) || harness::under_valgrind(), "RESTORE of 200,000 resources took {took:?}");
         assert_eq!(pool_info(&mut con, "big"), (200_000, 100_000, 100_000, 0));
         let holders = pool_holders(&mut con, "big");
         assert_eq!(holders.len(), 100_000);

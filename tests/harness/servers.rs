@@ -78,6 +78,13 @@ impl Flavor {
 /// Whether a missing server fails the tests rather than skipping them:
 /// under `RECIPES_REQUIRE_SERVERS=1` (which `make test` and `make stress`
 /// set) or `CI=true`. A developer's plain `cargo test` skips, saying so.
+/// The servers run under valgrind (`make stress` sets
+/// `RECIPES_UNDER_VALGRIND=1`): tens of times slower, and on the libc
+/// allocator, so bounds on time and on `MEMORY USAGE` do not hold there.
+pub fn under_valgrind() -> bool {
+    std::env::var_os("RECIPES_UNDER_VALGRIND").is_some_and(|v| v == "1")
+}
+
 pub fn servers_required() -> bool {
     std::env::var("RECIPES_REQUIRE_SERVERS").is_ok_and(|value| value == "1")
         || std::env::var("CI").is_ok_and(|ci| ci == "true")
