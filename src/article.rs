@@ -22,7 +22,7 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::config::Setting;
-use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
@@ -53,8 +53,7 @@ const TITLE_OPTION: OptSpec = OptSpec::valued("TITLE");
 const CONTENT_OPTION: OptSpec = OptSpec::valued("CONTENT");
 const AUTHOR_OPTION: OptSpec = OptSpec::valued("AUTHOR");
 
-const SAME_KEY: RedisError =
-    RedisError::Str("ERR the slug index must be another key than the article");
+const SAME_KEY: RedisError = errors::SLUG_INDEX_KEY.error();
 
 /// `recipes.article-slug-max-chars`: the longest slug `ARTICLE.CREATE` and
 /// `ARTICLE.SETSLUG` give an article. `ARTICLE.BYSLUG` finds a slug stored
@@ -77,17 +76,12 @@ fn slug<'a>(arg: &Arg<'a>, most: i64) -> Result<Arg<'a>, RedisError> {
     if valid_slug(arg.as_bytes(), most) {
         Ok(*arg)
     } else {
-        Err(RedisError::String(format!(
-            "ERR invalid slug: use 1 to {most} Unicode letters, digits, '-' or '_'"
-        )))
+        Err(errors::INVALID_SLUG.with(&[&most]))
     }
 }
 
 fn taken(slug: Arg) -> RedisError {
-    RedisError::String(format!(
-        "SLUGTAKEN slug '{}' belongs to another article",
-        reply::quote(slug.as_bytes())
-    ))
+    errors::SLUG_TAKEN.with(&[&reply::quote(slug.as_bytes())])
 }
 
 /// Whether the key holds an article (any hash); another type is `WRONGTYPE`.
@@ -243,11 +237,6 @@ fn update<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         .into_iter()
         .filter_map(|(field, value)| single(value).map(|value| (field, value)))
         .collect();
-    if changes.is_empty() {
-        return Err(RedisError::Str(
-            "ERR ARTICLE.UPDATE needs TITLE, CONTENT or AUTHOR",
-        ));
-    }
     let mut article = Key::write(ctx, *name);
     if !exists(&article)? {
         return Ok(RedisValue::Integer(0).into());
@@ -340,9 +329,9 @@ fn view<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     let views = match article.hash_field(Field::Name(VIEWS))? {
         None => 0,
-        Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?,
+        Some(value) => parse_i64(value.as_bytes()).ok_or(errors::HASH_NOT_AN_INTEGER.error())?,
     };
-    let views = views.checked_add(1).ok_or(OVERFLOW)?;
+    let views = views.checked_add(1).ok_or(errors::OVERFLOW.error())?;
     article.set_hash_field(
         Field::Name(VIEWS),
         OwnedString::from_i64(ctx, views).as_arg(),

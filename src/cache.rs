@@ -14,7 +14,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
-use crate::common::errors::SYNTAX_ERROR;
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind};
 use crate::common::replicate::{self, Word};
@@ -35,8 +35,8 @@ fn minify(document: &[u8]) -> Result<Vec<u8>, RedisError> {
     if let Some(minified) = json::minify(document) {
         return Ok(minified);
     }
-    let value: serde_json::Value = serde_json::from_slice(document)
-        .map_err(|error| RedisError::String(format!("ERR invalid JSON: {error}")))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(document).map_err(|error| errors::INVALID_JSON.with(&[&error]))?;
     Ok(serde_json::to_vec(&value).unwrap_or_default())
 }
 
@@ -48,7 +48,7 @@ fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let [ex, px, nx, xx] = parse_options(options, &[EX, PX, NX, XX])?;
     if (ex.is_some() && px.is_some()) || (nx.is_some() && xx.is_some()) {
-        return Err(SYNTAX_ERROR);
+        return Err(errors::SYNTAX.error());
     }
     let ttl = ttl_ms("cache.setjson", single(px), single(ex))?;
     let minified = minify(document.as_bytes())?;
@@ -87,13 +87,13 @@ fn get_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let fields = match rest {
         [] => None,
         [token, names @ ..] if token.is("FIELD") && !names.is_empty() => Some(names),
-        _ => return Err(SYNTAX_ERROR),
+        _ => return Err(errors::SYNTAX.error()),
     };
     let key = Key::read(ctx, *name);
     let Some(stored) = key.string()? else {
         return Ok(RedisValue::Null.into());
     };
-    let not_json = || RedisError::Str("ERR the value is not JSON");
+    let not_json = || errors::NOT_JSON.error();
     let Some(fields) = fields else {
         // Checked without building the document.
         serde_json::from_slice::<serde::de::IgnoredAny>(stored).map_err(|_| not_json())?;
@@ -101,7 +101,7 @@ fn get_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let value: serde_json::Value = serde_json::from_slice(stored).map_err(|_| not_json())?;
     let serde_json::Value::Object(mut object) = value else {
-        return Err(RedisError::Str("ERR the value is not a JSON object"));
+        return Err(errors::NOT_A_JSON_OBJECT.error());
     };
     let mut projection = serde_json::Map::new();
     for field in fields {
@@ -122,15 +122,15 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let (px, ex) = match () {
         _ if unit.is("PX") => (Some(*amount), None),
         _ if unit.is("EX") => (None, Some(*amount)),
-        _ => return Err(SYNTAX_ERROR),
+        _ => return Err(errors::SYNTAX.error()),
     };
-    let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(errors::SYNTAX.error())?;
     // One expiry: a first field named EX or PX reads as a second one.
     if pairs
         .first()
         .is_some_and(|field| field.is("EX") || field.is("PX"))
     {
-        return Err(SYNTAX_ERROR);
+        return Err(errors::SYNTAX.error());
     }
     if pairs.is_empty() || pairs.len() % 2 != 0 {
         return Err(RedisError::WrongArity);

@@ -17,7 +17,7 @@ use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
-use crate::common::errors::HASH_NOT_AN_INTEGER;
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Field, Key, Kind, OwnedString, Write};
 use crate::common::replicate;
@@ -35,10 +35,7 @@ const REVERSE: OptSpec = OptSpec::valued("REVERSE");
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
     match last.checked_add(count) {
         Some(new_last) => Ok((new_last - count + 1, new_last)),
-        None => Err(RedisError::String(format!(
-            "ERR ID generator exhausted: taking {count} more ID(s) after {last} would pass {}",
-            i64::MAX
-        ))),
+        None => Err(errors::EXHAUSTED.with(&[&count, &last])),
     }
 }
 
@@ -59,7 +56,9 @@ impl<'a, M> Generator<'a, M> {
             None => Ok(self.key.integer()?.unwrap_or(0)),
             Some(field) => match self.key.hash_field(Field::Arg(field))? {
                 None => Ok(0),
-                Some(value) => parse_i64(value.as_bytes()).ok_or(HASH_NOT_AN_INTEGER),
+                Some(value) => {
+                    parse_i64(value.as_bytes()).ok_or(errors::HASH_NOT_AN_INTEGER.error())
+                }
             },
         }
     }
@@ -92,11 +91,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         None => 1,
         Some(count) => match count.to_i64()? {
             count @ 1..=MAX_COUNT => count,
-            _ => {
-                return Err(RedisError::Str(
-                    "ERR COUNT must be between 1 and 2147483648",
-                ))
-            }
+            _ => return Err(errors::IDGEN_COUNT.error()),
         },
     };
     let mut generator = Generator::new(Key::write(ctx, *name), single(field));
@@ -115,7 +110,7 @@ fn reserve<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let floor = floor.to_i64()?;
     if floor < 0 {
-        return Err(RedisError::Str("ERR floor must be a non-negative integer"));
+        return Err(errors::NEGATIVE_FLOOR.error());
     }
     let [field] = parse_options(options, &[FIELD])?;
     let mut generator = Generator::new(Key::write(ctx, *name), single(field));
@@ -154,9 +149,7 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         for b in names.iter().skip(at + 1) {
             if let (Some(a), Some(b)) = (a, b) {
                 if a.as_bytes() == b.as_bytes() {
-                    return Err(RedisError::Str(
-                        "ERR the counter, index and REVERSE keys must differ",
-                    ));
+                    return Err(errors::SAME_INDEX_KEYS.error());
                 }
             }
         }
@@ -166,7 +159,7 @@ fn assign<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     // a new name the counter.
     let mut index = Key::write(ctx, *index);
     let known = match index.hash_field(Field::Arg(*name))? {
-        Some(id) => Some(parse_i64(id.as_bytes()).ok_or(HASH_NOT_AN_INTEGER)?),
+        Some(id) => Some(parse_i64(id.as_bytes()).ok_or(errors::HASH_NOT_AN_INTEGER.error())?),
         None => None,
     };
     let mut reverse = reverse.map(|reverse| Key::write(ctx, reverse));

@@ -28,7 +28,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
-use crate::common::errors::{self, SYNTAX_ERROR};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::lease::{self, NO_END};
@@ -64,7 +64,7 @@ fn parse_max(arg: Arg) -> Result<u32, RedisError> {
     u32::try_from(arg.to_i64()?)
         .ok()
         .filter(|&max| max >= 1)
-        .ok_or(RedisError::Str("ERR max must be between 1 and 4294967295"))
+        .ok_or(errors::IDPOOL_MAX.error())
 }
 
 /// An ID argument of a pool of `1..=max`.
@@ -72,7 +72,7 @@ fn parse_id(arg: Arg, max: u32) -> Result<u32, RedisError> {
     u32::try_from(arg.to_i64()?)
         .ok()
         .filter(|id| (1..=max).contains(id))
-        .ok_or_else(|| RedisError::String(format!("ERR id must be between 1 and {max}")))
+        .ok_or_else(|| errors::IDPOOL_ID.with(&[&max]))
 }
 
 /// A lease length in milliseconds (`TTL ms`, `ms`): a positive integer,
@@ -84,7 +84,7 @@ fn parse_ttl(command: &str, arg: Option<Arg>) -> Result<Option<u64>, RedisError>
 /// The absolute end of a lease of `ttl` ms from `now` (never without one).
 fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
     let ttl = ttl
-        .map(|ttl| i64::try_from(ttl).map_err(|_| errors::invalid_expire(command)))
+        .map(|ttl| i64::try_from(ttl).map_err(|_| errors::INVALID_EXPIRE.with(&[&command])))
         .transpose()?;
     lease::end_after(command, now, ttl)
 }
@@ -98,10 +98,7 @@ fn existing<'k>(key: &'k mut Key) -> Result<&'k mut Pool, RedisError> {
 
 /// No pool at `name`: an error naming the key.
 fn missing(name: Arg) -> RedisError {
-    RedisError::String(format!(
-        "ERR no ID pool at key '{}'",
-        quote(name.as_bytes())
-    ))
+    errors::NO_POOL.with(&[&quote(name.as_bytes())])
 }
 
 /// Counts a command's change of a pool's stored leases (`before`: the count
@@ -169,7 +166,7 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let ttl = parse_ttl("idpool.create", single(ttl))?;
     let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
-        return Err(RedisError::Str("BUSYKEY Target key name already exists."));
+        return Err(errors::KEY_EXISTS.error());
     }
     key.set_typed_value(adopt(Pool::new(max, ttl)))?;
     // Deterministic: the key was empty here, so it is on every replica.
@@ -363,9 +360,7 @@ fn resize<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let pool = existing(&mut key)?;
     let now = now();
     if let Err(leased) = pool.can_resize(now, max) {
-        return Err(RedisError::String(format!(
-            "ERR cannot shrink the pool to {max}: ID {leased} is leased"
-        )));
+        return Err(errors::CANNOT_SHRINK.with(&[&max, &leased]));
     }
     let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
@@ -406,10 +401,10 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::internal_only(
-            "IDPOOL.APPLY",
-            "IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
-        ));
+        return Err(errors::INTERNAL_ONLY.with(&[
+            &"IDPOOL.APPLY",
+            &"IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
+        ]));
     }
     let max = parse_max(*max)?;
     let next = parse_id(*next, max)?;
@@ -427,7 +422,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         match group {
             (0, [id]) => freed.push(parse_id(*id, max)?),
             (_, [id, at]) => leases.push((parse_id(*id, max)?, lease::from_wire(at.to_i64()?)?)),
-            _ => return Err(SYNTAX_ERROR),
+            _ => return Err(errors::SYNTAX.error()),
         }
     }
     let mut key = Key::write(ctx, *name);

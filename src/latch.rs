@@ -29,6 +29,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::errors::{self, ErrorText};
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::replicate::{self, Word};
@@ -42,10 +43,10 @@ const PX: OptSpec = OptSpec::valued("PX");
 const EX: OptSpec = OptSpec::valued("EX");
 
 /// A positive integer argument, else `error`.
-fn positive(arg: &Arg, error: &'static str) -> Result<i64, RedisError> {
+fn positive(arg: &Arg, error: &ErrorText) -> Result<i64, RedisError> {
     match arg.to_i64()? {
         n if n > 0 => Ok(n),
-        _ => Err(RedisError::Str(error)),
+        _ => Err(error.error()),
     }
 }
 
@@ -114,7 +115,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, count_arg, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
-    let count = positive(count_arg, "ERR count must be a positive integer")?;
+    let count = positive(count_arg, &errors::LATCH_COUNT)?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
     let lease = time::lease("latch.set", px, ex)?;
     let mut key = Key::write(ctx, *name);
@@ -154,10 +155,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
 fn countdown<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let (name, by) = match args {
         [_, name] => (name, 1),
-        [_, name, by] => (
-            name,
-            positive(by, "ERR decrement must be a positive integer")?,
-        ),
+        [_, name, by] => (name, positive(by, &errors::LATCH_DECREMENT)?),
         _ => return Err(RedisError::WrongArity),
     };
     let left = {
@@ -190,7 +188,7 @@ fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, ms] = args else {
         return Err(RedisError::WrongArity);
     };
-    let invalid = || RedisError::Str("ERR invalid timeout in 'latch.wait' command");
+    let invalid = || errors::LATCH_TIMEOUT.error();
     let ms = match ms.to_i64()? {
         ms if ms > 0 && time::from_now("latch.wait", ms).is_ok() => ms,
         _ => return Err(invalid()),

@@ -23,7 +23,7 @@ use crate::common::args::{parse_options, single, token, Arg, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
-use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::replicate::{self, Word};
@@ -138,9 +138,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let wait = wait::parse_wait("lock.acquire", single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
-        return Err(RedisError::Str(
-            "ERR FENCE key must differ from the lock key",
-        ));
+        return Err(errors::FENCE_KEY.error());
     }
 
     // A lock that came free while clients wait belongs to the oldest of them
@@ -226,7 +224,13 @@ fn grant(
         None => None,
         Some(fence) => match (holder, fence.integer()?) {
             (Holder::Caller, Some(current)) => Some((current, false)),
-            (_, current) => Some((current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?, true)),
+            (_, current) => Some((
+                current
+                    .unwrap_or(0)
+                    .checked_add(1)
+                    .ok_or(errors::OVERFLOW.error())?,
+                true,
+            )),
         },
     };
     lock.set_value(token, expire_at)?;
@@ -291,9 +295,9 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let token = token(token_arg)?;
     let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
     if px.is_some() == ex.is_some() {
-        return Err(SYNTAX_ERROR);
+        return Err(errors::SYNTAX.error());
     }
-    let lease = ttl_ms("lock.extend", single(px), single(ex))?.ok_or(SYNTAX_ERROR)?;
+    let lease = ttl_ms("lock.extend", single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
     let extended = {
         let mut lock = Key::write(ctx, *name);
         let held = lock.string()? == Some(token);

@@ -34,7 +34,7 @@ use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
-use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind};
 use crate::common::lease::{self, NO_END};
@@ -68,7 +68,7 @@ fn now() -> u64 {
 
 /// An owner as the commands take it: any bytes but none.
 fn owner<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
-    nonempty(arg, RedisError::Str("ERR owner must not be empty"))
+    nonempty(arg, errors::EMPTY_OWNER.error())
 }
 
 /// The absolute end of a lease of `ms` from now (never without one),
@@ -228,7 +228,7 @@ fn add<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             key.set_typed_value(adopt(Pool::default()))?;
         }
         let Some(pool) = pool_at(&mut key)? else {
-            return Err(NOT_STORED);
+            return Err(errors::NOT_STORED.error());
         };
         let added = resources.iter().filter(|r| pool.add(r.as_bytes())).count();
         if added > 0 {
@@ -346,7 +346,7 @@ fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let owner = owner(owner_arg)?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
-    let lease = time::lease("pool.renew", px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let lease = time::lease("pool.renew", px, ex)?.ok_or(errors::SYNTAX.error())?;
     let mut key = Key::write(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::Integer(0).into());
@@ -424,10 +424,8 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::internal_only(
-            "POOL.APPLY",
-            "POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW",
-        ));
+        return Err(errors::INTERNAL_ONLY
+            .with(&[&"POOL.APPLY", &"POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW"]));
     }
     let mut parsed = Vec::new();
     let shapes = [
@@ -445,7 +443,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 owner(owner_arg)?,
                 lease::from_wire(at.to_i64()?)?,
             ),
-            _ => return Err(SYNTAX_ERROR),
+            _ => return Err(errors::SYNTAX.error()),
         });
     }
     let mut key = Key::write(ctx, *name);

@@ -22,7 +22,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use crate::common::args::Arg;
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
-use crate::common::errors::{self, SYNTAX_ERROR};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::Key;
 use crate::common::replicate::{self, Word};
@@ -53,11 +53,10 @@ pub static MAX_LIMITS_SETTING: Setting =
     Setting::new(c"rate-max-limits", MAX_LIMITS as i64, 1, MAX_LIMITS as i64);
 
 fn too_many_limits(most: i64) -> RedisError {
-    RedisError::String(format!("ERR too many limits in one call (at most {most})"))
+    errors::TOO_MANY_LIMITS.with(&[&most])
 }
 
-const NOT_A_LIMITER: RedisError =
-    RedisError::Str("ERR the key holds a string that is not a rate limiter");
+const NOT_A_LIMITER: RedisError = errors::NOT_A_LIMITER.error();
 
 /// A parsed `RATE.LIMIT`/`RATE.PEEK` call.
 struct Call {
@@ -78,9 +77,7 @@ impl Call {
 fn integer(arg: Arg, what: &str, high: i64) -> Result<i64, RedisError> {
     match arg.to_i64() {
         Ok(value @ 1..) if value <= high => Ok(value),
-        _ => Err(RedisError::String(format!(
-            "ERR {what} must be an integer between 1 and {high}"
-        ))),
+        _ => Err(errors::RATE_RANGE.with(&[&what, &high])),
     }
 }
 
@@ -114,12 +111,12 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 rest = more;
             }
             [token, burst, more @ ..] if token.is("BURST") => {
-                let index = call.count.checked_sub(1).ok_or(SYNTAX_ERROR)?;
-                let given = burst_given.get_mut(index).ok_or(SYNTAX_ERROR)?;
+                let index = call.count.checked_sub(1).ok_or(errors::SYNTAX.error())?;
+                let given = burst_given.get_mut(index).ok_or(errors::SYNTAX.error())?;
                 if std::mem::replace(given, true) {
-                    return Err(SYNTAX_ERROR);
+                    return Err(errors::SYNTAX.error());
                 }
-                let limit = call.limits.get_mut(index).ok_or(SYNTAX_ERROR)?;
+                let limit = call.limits.get_mut(index).ok_or(errors::SYNTAX.error())?;
                 limit.burst = integer(*burst, "burst", MAX_COUNT)?;
                 rest = more;
             }
@@ -135,7 +132,7 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 call.refill = true;
                 rest = more;
             }
-            _ => return Err(SYNTAX_ERROR),
+            _ => return Err(errors::SYNTAX.error()),
         }
     }
     if call.count == 0 {
@@ -144,17 +141,12 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
     call.cost = call.cost.max(1);
     for (limit, burst_given) in call.limits().iter().zip(burst_given) {
         if call.sliding && burst_given {
-            return Err(RedisError::Str(
-                "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
-            ));
+            return Err(errors::SLIDING_BURST.error());
         }
         let most = if call.sliding { limit.max } else { limit.burst };
         if call.cost > most {
-            return Err(RedisError::String(format!(
-                "ERR cost {} exceeds the {} of {most}: such an action can never be allowed",
-                call.cost,
-                if call.sliding { "max" } else { "burst" },
-            )));
+            let limit = if call.sliding { "max" } else { "burst" };
+            return Err(errors::COST_TOO_HIGH.with(&[&call.cost, &limit, &most]));
         }
     }
     Ok(call)
@@ -180,9 +172,7 @@ impl Call {
     fn gcra(&self) -> Result<[Gcra; MAX_LIMITS], RedisError> {
         let mut gcras = [Gcra::default(); MAX_LIMITS];
         for (slot, limit) in gcras.iter_mut().zip(self.limits()) {
-            *slot = Gcra::new(*limit).map_err(|_| {
-                RedisError::Str("ERR burst × period / max must be at most 100 years")
-            })?;
+            *slot = Gcra::new(*limit).map_err(|_| errors::EMISSION_TOO_LONG.error())?;
         }
         Ok(gcras)
     }
@@ -212,16 +202,10 @@ fn read_state(stored: Option<&[u8]>, call: &Call) -> Result<State, RedisError> {
         Some((&GCRA_TAG, tats)) if tats.len() % TAT_BYTES == 0 => {
             let count = tats.len() / TAT_BYTES;
             if call.sliding {
-                return Err(RedisError::Str(
-                    "ERR the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)",
-                ));
+                return Err(errors::GCRA_NOT_SLIDING.error());
             }
             if count != call.count {
-                return Err(RedisError::String(format!(
-                    "ERR the key holds a limiter of {count} limit(s); this call gives {} \
-                     (RATE.RESET it first)",
-                    call.count
-                )));
+                return Err(errors::LIMIT_COUNT_MISMATCH.with(&[&count, &call.count]));
             }
             let mut out = [0; MAX_LIMITS];
             for (slot, bytes) in out.iter_mut().zip(tats.chunks_exact(TAT_BYTES)) {
@@ -231,9 +215,7 @@ fn read_state(stored: Option<&[u8]>, call: &Call) -> Result<State, RedisError> {
         }
         Some((&SLIDING_TAG, entries)) if entries.len() % ENTRY_BYTES == 0 => {
             if !call.sliding {
-                return Err(RedisError::Str(
-                    "ERR the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)",
-                ));
+                return Err(errors::SLIDING_NOT_GCRA.error());
             }
             Ok(State::Sliding(parse_entries(entries)?))
         }
@@ -453,9 +435,7 @@ fn check_caps(ctx: &Context, call: &Call, state: &State) -> Result<(), RedisErro
             .iter()
             .any(|limit| limit.max > most && limit.period_ms > most)
         {
-            return Err(RedisError::String(format!(
-                "ERR a SLIDING window's max must be at most {most} when its period is over {most} ms"
-            )));
+            return Err(errors::SLIDING_MAX.with(&[&most]));
         }
     }
     Ok(())
@@ -487,7 +467,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::internal_only("RATE.APPLY", "RATE.LIMIT"));
+        return Err(errors::INTERNAL_ONLY.with(&[&"RATE.APPLY", &"RATE.LIMIT"]));
     }
     let at = at.to_i64()?;
     let cost = integer(*cost, "cost", MAX_COUNT)?;

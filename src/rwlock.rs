@@ -37,7 +37,7 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
-use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
+use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::key::{Key, Kind, OwnedString};
 use crate::common::lease::{self, NO_END};
@@ -68,9 +68,7 @@ const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
 /// The name errors give `RWLOCK.EXTEND`.
 const EXTEND: &str = "rwlock.extend";
 
-const UPGRADE: RedisError = RedisError::Str(
-    "ERR token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
-);
+const UPGRADE: RedisError = errors::NO_UPGRADE.error();
 
 /// The server's clock, in Unix milliseconds.
 fn now() -> u64 {
@@ -84,7 +82,7 @@ fn mode(arg: &Arg) -> Result<Mode, RedisError> {
     } else if arg.is("WRITE") {
         Ok(Mode::Write)
     } else {
-        Err(SYNTAX_ERROR)
+        Err(errors::SYNTAX.error())
     }
 }
 
@@ -178,9 +176,13 @@ fn fencing(fence: &Key, mode: Mode, decision: Decision) -> Result<(i64, bool), R
     match (mode, decision, current) {
         (Mode::Read, _, current) => Ok((current.unwrap_or(0), false)),
         (Mode::Write, Decision::Again, Some(current)) => Ok((current, false)),
-        (Mode::Write, _, current) => {
-            Ok((current.unwrap_or(0).checked_add(1).ok_or(OVERFLOW)?, true))
-        }
+        (Mode::Write, _, current) => Ok((
+            current
+                .unwrap_or(0)
+                .checked_add(1)
+                .ok_or(errors::OVERFLOW.error())?,
+            true,
+        )),
     }
 }
 
@@ -218,7 +220,7 @@ fn take(
         None if decision == Decision::Busy => return Ok(Take::Nothing(None)),
         None => {
             key.set_typed_value(adopt(RwLock::default()))?;
-            lock_at(key)?.ok_or(NOT_STORED)?
+            lock_at(key)?.ok_or(errors::NOT_STORED.error())?
         }
     };
     let freed = reclaim(ctx, lock, now);
@@ -351,9 +353,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let wait = wait::parse_wait("rwlock.acquire", single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
-        return Err(RedisError::Str(
-            "ERR FENCE key must differ from the lock key",
-        ));
+        return Err(errors::FENCE_KEY.error());
     }
     // What came free while clients wait belongs to the oldest of them.
     wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
@@ -437,7 +437,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
-    let lease = time::lease(EXTEND, px, ex)?.ok_or(SYNTAX_ERROR)?;
+    let lease = time::lease(EXTEND, px, ex)?.ok_or(errors::SYNTAX.error())?;
     let extended = {
         let mut key = Key::write(ctx, *name);
         let Some(lock) = lock_at(&mut key)? else {
@@ -530,10 +530,10 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::internal_only(
-            "RWLOCK.APPLY",
-            "RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND",
-        ));
+        return Err(errors::INTERNAL_ONLY.with(&[
+            &"RWLOCK.APPLY",
+            &"RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND",
+        ]));
     }
     let shapes = [
         OptSpec::valued("DROP"),
@@ -555,7 +555,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 token(held)?,
                 lease::from_wire(at.to_i64()?)?,
             ),
-            _ => return Err(SYNTAX_ERROR),
+            _ => return Err(errors::SYNTAX.error()),
         });
     }
     let mut key = Key::write(ctx, *name);

@@ -24,6 +24,7 @@ use harness::{
     cmd, command_flags, digest, int, module_commands, ok, query, reply, show, Cluster, Connection,
     Flavor, Replicated, Server, Value,
 };
+use harness::{fits, in_error_catalogue};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -530,6 +531,15 @@ impl<'s> Attacker<'s> {
                 "seed {seed}, call {call}: {} failed ({}) but changed data",
                 shown(argv),
                 reply.text()
+            );
+            // Every error is the catalogue's (`docs/errors.md`), or the
+            // server's own answer to `CLIENT UNBLOCK … ERROR`.
+            let text = reply.text();
+            assert!(
+                in_error_catalogue(&text) || text.starts_with("UNBLOCKED "),
+                "seed {seed}, call {call}: {} answered an error that is not in \
+                 src/common/errors.rs: {text}",
+                shown(argv)
             );
         }
         Ok(reply)
@@ -1481,4 +1491,70 @@ server_tests! {
         assert!(accepted > calls / 4 && accepted < calls, "{accepted} of {calls} accepted: the run is off");
         assert!(round_trips > accepted, "{round_trips} round trips for {accepted} accepted calls");
     }
+}
+
+// ---- the error catalogue ----------------------------------------------------
+
+#[test]
+fn fits_fills_names_with_any_text() {
+    assert!(fits(
+        "ERR id must be between 1 and {max}",
+        "ERR id must be between 1 and <max>"
+    ));
+    assert!(fits("A {x} b {y} c", "A 1 b 2 c"));
+    assert!(fits("A {x} b {y} c", "A 가 b 2 c"));
+    assert!(!fits("A {x} b {y} c", "A 1 b 2 d"));
+    assert!(!fits("A {x} b", "A  b x"));
+    assert!(fits("key '{key}'", "key ''"));
+    assert!(!fits("A {x} b", "A b"));
+    assert!(fits("ERR syntax error", "ERR syntax error"));
+    assert!(!fits("ERR syntax error", "ERR syntax errors"));
+}
+
+/// The README's error tables quote catalogue texts only: each quoted error
+/// (an upper-case code, a space, then words) in a row's first cell is a
+/// catalogue text, any text standing for each `{name}`.
+#[test]
+fn readme_error_tables_quote_the_catalogue() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let mut in_table = false;
+    let mut quoted = 0;
+    let mut unknown = Vec::new();
+    for line in readme.lines() {
+        if line.starts_with("| error |") {
+            in_table = true;
+            continue;
+        }
+        if !line.starts_with('|') {
+            in_table = false;
+        }
+        if !in_table || line.starts_with("|---") {
+            continue;
+        }
+        let first_cell = line
+            .trim_start_matches('|')
+            .split(" |")
+            .next()
+            .unwrap_or("");
+        for segment in first_cell.split('`').skip(1).step_by(2) {
+            let code = segment.split(' ').next().unwrap_or("");
+            if code.len() < 3 || code == segment || !code.bytes().all(|b| b.is_ascii_uppercase()) {
+                continue;
+            }
+            quoted += 1;
+            if !in_error_catalogue(segment) {
+                unknown.push(segment.to_owned());
+            }
+        }
+    }
+    assert!(
+        quoted > 30,
+        "the README's error tables were not found ({quoted} errors quoted)"
+    );
+    assert!(
+        unknown.is_empty(),
+        "README error rows that are not in src/common/errors.rs:\n{}",
+        unknown.join("\n")
+    );
 }

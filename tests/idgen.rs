@@ -105,7 +105,7 @@ server_tests! {
         let keys = ["text", "padded", "top", "nearly", "g", "h", "list", "absent"];
         let before: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
 
-        let exhausted = "ERR ID generator exhausted: taking 1 more ID(s) after 9223372036854775807 would pass 9223372036854775807";
+        let exhausted = "EXHAUSTED taking 1 more ID(s) after 9223372036854775807 would pass 9223372036854775807";
         let cases: &[(&[&str], &str)] = &[
             // Values that are not base-10 64-bit integers, as INCR sees them.
             (&["IDGEN.NEXT", "text"], NOT_INTEGER),
@@ -135,7 +135,7 @@ server_tests! {
             (&["IDGEN.RESERVE", "absent", "x"], NOT_INTEGER),
             // Exhaustion, never a wrap.
             (&["IDGEN.NEXT", "top"], exhausted),
-            (&["IDGEN.NEXT", "nearly", "COUNT", "2"], "ERR ID generator exhausted: taking 2 more ID(s) after 9223372036854775806 would pass 9223372036854775807"),
+            (&["IDGEN.NEXT", "nearly", "COUNT", "2"], "EXHAUSTED taking 2 more ID(s) after 9223372036854775806 would pass 9223372036854775807"),
             (&["IDGEN.NEXT", "absent", "COUNT", "2"], ""),
             // Unknown, repeated or incomplete options.
             (&["IDGEN.NEXT", "g", "LIMIT", "1"], SYNTAX),
@@ -558,7 +558,7 @@ server_tests! {
             value(&mut con, words);
         }
         let before = harness::dataset(&mut con);
-        let exhausted = "ERR ID generator exhausted: taking 1 more ID(s) after 9223372036854775807 would pass 9223372036854775807";
+        let exhausted = "EXHAUSTED taking 1 more ID(s) after 9223372036854775807 would pass 9223372036854775807";
         let arity = harness::arity("idgen.assign");
         let cases: &[(&[&str], &str)] = &[
             // Any two of the keys the same.

@@ -79,7 +79,7 @@ server_tests! {
         // A waiter whose pool is deleted gets IDPOOL.NEXT's answer for it.
         let d = Waiter::start(&server, &["IDPOOL.NEXT", "permits", "WAIT", "60000"]);
         assert_eq!(int(&mut con, &["DEL", "permits"]), 1);
-        assert_eq!(d.answer(), Err("ERR no ID pool at key 'permits'".to_string()));
+        assert_eq!(d.answer(), Err("NOPOOL no ID pool at key 'permits'".to_string()));
         for (words, expected) in [
             (vec!["IDPOOL.NEXT", "x", "WAIT", "0"], "ERR invalid WAIT time in 'idpool.next' command"),
             (vec!["IDPOOL.NEXT", "x", "WAIT", "-5"], "ERR invalid WAIT time in 'idpool.next' command"),
@@ -143,9 +143,9 @@ server_tests! {
             (&["IDPOOL.RESIZE", "s", "5"], WRONGTYPE),
             (&["IDPOOL.CREATE", "s", "5"], "BUSYKEY Target key name already exists."),
             (&["IDPOOL.CREATE", "p", "5"], "BUSYKEY Target key name already exists."),
-            (&["IDPOOL.NEXT", "pool:typo"], "ERR no ID pool at key 'pool:typo'"),
-            (&["IDPOOL.INFO", "pool:typo"], "ERR no ID pool at key 'pool:typo'"),
-            (&["IDPOOL.RELEASE", "pool:typo", "1"], "ERR no ID pool at key 'pool:typo'"),
+            (&["IDPOOL.NEXT", "pool:typo"], "NOPOOL no ID pool at key 'pool:typo'"),
+            (&["IDPOOL.INFO", "pool:typo"], "NOPOOL no ID pool at key 'pool:typo'"),
+            (&["IDPOOL.RELEASE", "pool:typo", "1"], "NOPOOL no ID pool at key 'pool:typo'"),
             (&["IDPOOL.RELEASE", "p", "0"], range),
             (&["IDPOOL.RELEASE", "p", "11"], range),
             (&["IDPOOL.RELEASE", "p", "-1"], range),
@@ -183,11 +183,11 @@ server_tests! {
         // A key name with a line break cannot break the error line; valid
         // UTF-8 is quoted as it is, the rest escaped, long names cut.
         let got = error(&mut con, redis::cmd("IDPOOL.NEXT").arg(&b"a\r\n\xffb\x00"[..]));
-        assert_eq!(got, "ERR no ID pool at key 'a  \\xffb\\x00'");
-        assert_eq!(error(&mut con, &cmd(&["IDPOOL.NEXT", "가"])), "ERR no ID pool at key '가'");
+        assert_eq!(got, "NOPOOL no ID pool at key 'a  \\xffb\\x00'");
+        assert_eq!(error(&mut con, &cmd(&["IDPOOL.NEXT", "가"])), "NOPOOL no ID pool at key '가'");
         let long = "x".repeat(300);
         let got = error(&mut con, &cmd(&["IDPOOL.NEXT", &long]));
-        assert_eq!(got, format!("ERR no ID pool at key '{}...'", "x".repeat(128)));
+        assert_eq!(got, format!("NOPOOL no ID pool at key '{}...'", "x".repeat(128)));
         assert_eq!(digest(&mut con), before);
     }
 

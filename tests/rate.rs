@@ -88,7 +88,7 @@ server_tests! {
         assert_eq!(after, stored, "a refused call changed the state");
         // Another set of limits on the same key is refused until a reset.
         let message = error(&mut con, &cmd(&["RATE.LIMIT", "user:7", "10", "1000"]));
-        assert_eq!(message, "ERR the key holds a limiter of 2 limit(s); this call gives 1 (RATE.RESET it first)");
+        assert_eq!(message, "MISMATCH the key holds a limiter of 2 limit(s); this call gives 1 (RATE.RESET it first)");
     }
 
     fn the_sliding_window_is_exact(flavor) {
@@ -237,8 +237,8 @@ server_tests! {
         let between = "ERR max must be an integer between 1 and 2147483647";
         for (words, expected) in [
             (&["RATE.LIMIT", "h", "5", "1000"][..], "WRONGTYPE Operation against a key holding the wrong kind of value"),
-            (&["RATE.LIMIT", "s", "5", "1000"], "ERR the key holds a string that is not a rate limiter"),
-            (&["RATE.RESET", "s"], "ERR the key holds a string that is not a rate limiter"),
+            (&["RATE.LIMIT", "s", "5", "1000"], "MISMATCH the key holds a string that is not a rate limiter"),
+            (&["RATE.RESET", "s"], "MISMATCH the key holds a string that is not a rate limiter"),
             (&["RATE.LIMIT", "g", "0", "1000"], between),
             (&["RATE.LIMIT", "g", "-1", "1000"], between),
             (&["RATE.LIMIT", "g", "2147483648", "1000"], between),
@@ -254,8 +254,8 @@ server_tests! {
             (&["RATE.LIMIT", "g", "5", "1000", "NOPE"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "AND", "5"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "1", "3155760000000", "BURST", "2"], "ERR burst × period / max must be at most 100 years"),
-            (&["RATE.LIMIT", "g", "5", "1000", "SLIDING"], "ERR the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)"),
-            (&["RATE.LIMIT", "w", "5", "1000"], "ERR the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)"),
+            (&["RATE.LIMIT", "g", "5", "1000", "SLIDING"], "MISMATCH the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)"),
+            (&["RATE.LIMIT", "w", "5", "1000"], "MISMATCH the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)"),
             (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "BURST", "2"], "ERR BURST applies to GCRA limits; a SLIDING window allows max at once"),
             (&["RATE.LIMIT", "w2", "100001", "100001", "SLIDING"], "ERR a SLIDING window's max must be at most 100000 when its period is over 100000 ms"),
             (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "WITHREFILL", "WITHREFILL"], "ERR syntax error"),

@@ -27,7 +27,7 @@ type Holder = (String, i64);
 type Info = (String, Vec<Holder>, i64);
 
 const UPGRADE: &str =
-    "ERR token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)";
+    "NOUPGRADE token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)";
 const APPLY: &str = "ERR RWLOCK.APPLY only carries a primary's effects to replicas and the AOF; use RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND";
 const EMPTY: &str = "ERR token must not be empty";
 const BAD_EXPIRE: &str = "ERR invalid expire time in 'rwlock.acquire' command";

@@ -450,13 +450,38 @@ fn restore_dumps(con: &mut Connection, release: &Path) {
     }
 }
 
+/// Error replies 0.6.0 gave a code of their own (CHANGELOG, "Replies
+/// changed"): a reply recorded by an earlier release as the first is
+/// answered as the second. Nothing else may differ.
+const CHANGED_REPLIES: &[(&str, &str)] = &[
+    (
+        " => !ERR no ID pool at key ",
+        " => !NOPOOL no ID pool at key ",
+    ),
+    (
+        " => !ERR ID generator exhausted: taking ",
+        " => !EXHAUSTED taking ",
+    ),
+    (
+        " => !ERR the key holds a ",
+        " => !MISMATCH the key holds a ",
+    ),
+    (
+        " => !ERR token holds a read lock",
+        " => !NOUPGRADE token holds a read lock",
+    ),
+];
+
 fn assert_recorded(con: &mut Connection, release: &Path, fixture: &str, flavor: Flavor) {
     let (commands, expected) = recorded(release, fixture);
     let answered = ask(con, &commands);
     for (want, got) in expected.iter().zip(&answered) {
+        let want = CHANGED_REPLIES
+            .iter()
+            .fold(want.clone(), |line, (old, new)| line.replace(old, new));
         assert_eq!(
             got,
-            want,
+            &want,
             "{} {fixture} on {}: this build answers otherwise",
             release.display(),
             flavor.name()

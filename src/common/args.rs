@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use redis_module::{raw, RedisError};
 
-use super::errors::{NOT_AN_INTEGER, SYNTAX_ERROR};
+use crate::common::errors;
 
 /// One argument of the command being run, borrowed from the server's `argv`.
 /// It is a bare pointer (no reference counting), valid for the duration of the
@@ -46,7 +46,7 @@ impl<'a> Arg<'a> {
     }
 
     pub fn to_i64(self) -> Result<i64, RedisError> {
-        parse_i64(self.as_bytes()).ok_or(NOT_AN_INTEGER)
+        parse_i64(self.as_bytes()).ok_or(errors::NOT_AN_INTEGER.error())
     }
 }
 
@@ -82,7 +82,7 @@ pub fn nonempty<'a>(arg: &Arg<'a>, empty: RedisError) -> Result<&'a [u8], RedisE
 
 /// A lock's token (LOCK, RWLOCK): any bytes but none.
 pub fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
-    nonempty(arg, super::errors::EMPTY_TOKEN)
+    nonempty(arg, errors::EMPTY_TOKEN.error())
 }
 
 /// Reinterprets the server's `argv` as arguments.
@@ -163,9 +163,9 @@ pub fn groups<'a>(
             .iter()
             .enumerate()
             .find(|(_, spec)| token.is(spec.token))
-            .ok_or(SYNTAX_ERROR)?;
+            .ok_or(errors::SYNTAX.error())?;
         if after.len() < spec.values {
-            return Err(SYNTAX_ERROR);
+            return Err(errors::SYNTAX.error());
         }
         let (words, more) = after.split_at(spec.values);
         found.push((shape, words));
@@ -187,12 +187,14 @@ pub fn parse_options<'a, const N: usize>(
         let index = specs
             .iter()
             .position(|spec| token.is(spec.token))
-            .ok_or(SYNTAX_ERROR)?;
+            .ok_or(errors::SYNTAX.error())?;
         let spec = &specs[index];
-        let values = rest.get(at + 1..at + 1 + spec.values).ok_or(SYNTAX_ERROR)?;
-        let slot = found.get_mut(index).ok_or(SYNTAX_ERROR)?;
+        let values = rest
+            .get(at + 1..at + 1 + spec.values)
+            .ok_or(errors::SYNTAX.error())?;
+        let slot = found.get_mut(index).ok_or(errors::SYNTAX.error())?;
         if slot.replace(values).is_some() {
-            return Err(SYNTAX_ERROR);
+            return Err(errors::SYNTAX.error());
         }
         at += 1 + spec.values;
     }

@@ -16,6 +16,7 @@ use redis_module::{raw, Context, RedisError};
 
 use super::args::Arg;
 use crate::api;
+use crate::common::errors;
 
 /// A key whose slot this node does not serve now.
 pub struct Moved;
@@ -24,9 +25,7 @@ impl Moved {
     /// What a waiter on such a key is told: the error cluster clients retry
     /// on; their retry meets the server's own `MOVED` or `ASK`.
     pub fn error(&self) -> RedisError {
-        RedisError::Str(
-            "TRYAGAIN the key's slot moved to another node while waiting; retry the command",
-        )
+        errors::MOVED.error()
     }
 }
 

@@ -15,6 +15,7 @@ use redis_module::{raw, Context, Status};
 use super::args::{from_argv, Arg};
 use super::panic::guard;
 use super::reply::{self, Replied};
+use crate::common::errors;
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.
@@ -98,7 +99,7 @@ pub fn dispatch(
 }
 
 /// The reply to a command whose code panicked.
-pub const INTERNAL_ERROR: &str = "ERR internal error in module recipes (details in the server log)";
+pub const INTERNAL_ERROR: &str = errors::INTERNAL.text;
 
 /// Where a key spec starts looking for its key.
 pub enum BeginSearch {

@@ -1,34 +1,546 @@
-//! The errors more than one command answers, written once. Every error the
-//! module answers, with the commands that answer it, is listed in
-//! `docs/errors.md`; clients (the Python package's exception classes) follow
-//! that list.
+//! Every error the module answers, written once: the catalogue.
+//!
+//! A command answers an error by naming its entry here (`errors::SYNTAX.error()`,
+//! or `errors::NO_POOL.with(&[&key])` where the text holds a value). No error
+//! text is written anywhere else in `src/` (a test checks it), so the list below
+//! is complete. From it, `docs/errors.md`'s tables are generated and checked
+//! (`RECIPES_BLESS=1 cargo test --lib errors` writes them), the README's error
+//! tables and every error the attack suite meets are checked against them
+//! (`tests/hardening.rs`), and the Python package's exception classes are tested
+//! against `docs/errors.md`.
+//!
+//! A condition a client branches on has a code of its own as the reply's first
+//! word (`BUSYKEY`, `NOPOOL`, …), as the server's `WRONGTYPE` and `BUSYGROUP`;
+//! other errors start with `ERR`. Texts shared with the server's own commands
+//! are the server's, word for word.
+
+// The catalogue's `when` and `python`, and the errors the server answers for
+// the module, are read by the tests that generate and check the docs.
+#![cfg_attr(not(test), allow(dead_code))]
+
+use std::fmt::{Display, Write};
 
 use redis_module::RedisError;
 
-/// An unknown, repeated or incomplete option: the server's own text.
-pub const SYNTAX_ERROR: RedisError = RedisError::Str("ERR syntax error");
-/// An argument that should be an integer: the server's own text.
-pub const NOT_AN_INTEGER: RedisError =
-    RedisError::Str("ERR value is not an integer or out of range");
-/// A hash field that should hold an integer: `HINCRBY`'s text.
-pub const HASH_NOT_AN_INTEGER: RedisError = RedisError::Str("ERR hash value is not an integer");
-/// A counter at its largest value: `INCR`'s text.
-pub const OVERFLOW: RedisError = RedisError::Str("ERR increment or decrement would overflow");
-/// The server refused to store a value (it does not, for an empty key).
-/// A lock's token (LOCK, RWLOCK) given as an empty string.
-pub const EMPTY_TOKEN: RedisError = RedisError::Str("ERR token must not be empty");
-
-pub const NOT_STORED: RedisError = RedisError::Str("ERR could not store the value");
-
-/// An expiry that is not positive, or passes the largest time: `SET`'s text.
-pub fn invalid_expire(command: &str) -> RedisError {
-    RedisError::String(format!("ERR invalid expire time in '{command}' command"))
+/// One error: its text as the client receives it, `{name}` where a value goes
+/// (a name used twice takes the same value), what answers it, and the
+/// Python package's exception class for it.
+pub struct ErrorText {
+    pub text: &'static str,
+    /// The commands that answer it and when (Markdown, for `docs/errors.md`).
+    pub when: &'static str,
+    /// The class of `redis_recipes.errors` it becomes, or `ResponseError`.
+    pub python: &'static str,
 }
 
-/// An internal `*.APPLY` command sent by a client: only the replication
-/// stream and AOF loading may send one.
-pub fn internal_only(command: &str, instead: &str) -> RedisError {
-    RedisError::String(format!(
-        "ERR {command} only carries a primary's effects to replicas and the AOF; use {instead}"
-    ))
+impl ErrorText {
+    /// The error, for a text that holds no value.
+    pub const fn error(&self) -> RedisError {
+        RedisError::Str(self.text)
+    }
+
+    /// The error with `values` put in its `{name}`s, in the order the names
+    /// first appear.
+    pub fn with(&self, values: &[&dyn Display]) -> RedisError {
+        RedisError::String(fill(self.text, values))
+    }
+}
+
+/// `text` with each `{name}` replaced by the value of its name: names take
+/// `values` in the order they first appear. A name without a value stays as
+/// written.
+fn fill(text: &str, values: &[&dyn Display]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut names: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|close| open + close) else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let name = &rest[open + 1..close];
+        let index = names
+            .iter()
+            .position(|seen| *seen == name)
+            .unwrap_or_else(|| {
+                names.push(name);
+                names.len() - 1
+            });
+        match values.get(index) {
+            Some(value) => {
+                let _ = write!(out, "{value}");
+            }
+            None => out.push_str(&rest[open..=close]),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+const fn entry(text: &'static str, when: &'static str, python: &'static str) -> ErrorText {
+    ErrorText { text, when, python }
+}
+
+const PLAIN: &str = "ResponseError";
+
+// ---- Errors of every command ----------------------------------------------
+
+/// Answered by the server from the command's arity (`RedisError::WrongArity`).
+pub const WRONG_ARITY: ErrorText = entry(
+    "ERR wrong number of arguments for '{command}' command",
+    "too few or too many arguments",
+    PLAIN,
+);
+pub const SYNTAX: ErrorText = entry(
+    "ERR syntax error",
+    "an unknown, repeated or incomplete option",
+    PLAIN,
+);
+pub const NOT_AN_INTEGER: ErrorText = entry(
+    "ERR value is not an integer or out of range",
+    "an argument that must be an integer",
+    PLAIN,
+);
+/// Answered for `RedisError::WrongType`.
+pub const WRONG_TYPE: ErrorText = entry(
+    "WRONGTYPE Operation against a key holding the wrong kind of value",
+    "a key of another type",
+    "WrongType",
+);
+/// The server's own, before the command runs.
+pub const CROSS_SLOT: ErrorText = entry(
+    "CROSSSLOT Keys in request don't hash to the same slot",
+    "keys of one call in different slots (cluster; the server's)",
+    PLAIN,
+);
+pub const INTERNAL: ErrorText = entry(
+    "ERR internal error in module recipes (details in the server log)",
+    "a bug the panic guard contained",
+    PLAIN,
+);
+pub const INVALID_EXPIRE: ErrorText = entry(
+    "ERR invalid expire time in '{command}' command",
+    "`PX`/`EX`/`TTL` not positive, or past the largest time; a lease or TTL that would end past the largest \
+     time (Unix ms 2^63-1) once added to now or, with `ADD`, to the current end (nothing changes)",
+    PLAIN,
+);
+pub const INVALID_WAIT: ErrorText = entry(
+    "ERR invalid WAIT time in '{command}' command",
+    "`WAIT` not positive, or past the largest time",
+    PLAIN,
+);
+pub const INTERNAL_ONLY: ErrorText = entry(
+    "ERR {command} only carries a primary's effects to replicas and the AOF; use {commands}",
+    "a client sends an internal `IDPOOL.APPLY`, `POOL.APPLY`, `RATE.APPLY` or `RWLOCK.APPLY`",
+    PLAIN,
+);
+pub const NOT_STORED: ErrorText = entry(
+    "ERR could not store the value",
+    "the server refused to store a value",
+    PLAIN,
+);
+pub const MOVED: ErrorText = entry(
+    "TRYAGAIN the key's slot moved to another node while waiting; retry the command",
+    "a waiting command's key moved to another node (`… WAIT`); cluster clients retry it",
+    PLAIN,
+);
+/// The server's own, for a command it does not know.
+pub const UNKNOWN_COMMAND: ErrorText = entry(
+    "ERR unknown command '{name}'…",
+    "the server has no `recipes` module, or one older than the command",
+    "ModuleNotLoaded",
+);
+
+/// The errors every command may answer, as `docs/errors.md` lists them.
+pub const EVERY_COMMAND: &[&ErrorText] = &[
+    &WRONG_ARITY,
+    &SYNTAX,
+    &NOT_AN_INTEGER,
+    &WRONG_TYPE,
+    &CROSS_SLOT,
+    &INTERNAL,
+    &INVALID_EXPIRE,
+    &INVALID_WAIT,
+    &INTERNAL_ONLY,
+    &NOT_STORED,
+    &MOVED,
+    &UNKNOWN_COMMAND,
+];
+
+// ---- Errors of some families ----------------------------------------------
+
+pub const HASH_NOT_AN_INTEGER: ErrorText = entry(
+    "ERR hash value is not an integer",
+    "`IDGEN.* … FIELD` (the field holds no integer), `IDGEN.ASSIGN` (the index holds no integer for the \
+     name), `ARTICLE.VIEW`",
+    PLAIN,
+);
+pub const OVERFLOW: ErrorText = entry(
+    "ERR increment or decrement would overflow",
+    "`ARTICLE.VIEW`, `LOCK.ACQUIRE … FENCE`, `RWLOCK.ACQUIRE … WRITE … FENCE` (at 2^63 − 1)",
+    PLAIN,
+);
+pub const EXHAUSTED: ErrorText = entry(
+    "EXHAUSTED taking {count} more ID(s) after {last} would pass 9223372036854775807",
+    "`IDGEN.NEXT`, `IDGEN.ASSIGN` (a new name)",
+    "GeneratorExhausted",
+);
+pub const IDGEN_COUNT: ErrorText = entry(
+    "ERR COUNT must be between 1 and 2147483648",
+    "`IDGEN.NEXT … COUNT`",
+    PLAIN,
+);
+pub const NEGATIVE_FLOOR: ErrorText = entry(
+    "ERR floor must be a non-negative integer",
+    "`IDGEN.RESERVE`",
+    PLAIN,
+);
+pub const SAME_INDEX_KEYS: ErrorText = entry(
+    "ERR the counter, index and REVERSE keys must differ",
+    "`IDGEN.ASSIGN` naming one key twice",
+    PLAIN,
+);
+pub const EMPTY_TOKEN: ErrorText = entry(
+    "ERR token must not be empty",
+    "`LOCK.*`, `RWLOCK.ACQUIRE`, `RWLOCK.RELEASE`, `RWLOCK.EXTEND`",
+    PLAIN,
+);
+pub const FENCE_KEY: ErrorText = entry(
+    "ERR FENCE key must differ from the lock key",
+    "`LOCK.ACQUIRE`, `RWLOCK.ACQUIRE`",
+    PLAIN,
+);
+pub const NO_UPGRADE: ErrorText = entry(
+    "NOUPGRADE token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
+    "`RWLOCK.ACQUIRE … WRITE` by a token holding `READ`",
+    "CannotUpgrade",
+);
+pub const LATCH_COUNT: ErrorText = entry(
+    "ERR count must be a positive integer",
+    "`LATCH.SET` (`count` below 1)",
+    PLAIN,
+);
+pub const LATCH_DECREMENT: ErrorText = entry(
+    "ERR decrement must be a positive integer",
+    "`LATCH.COUNTDOWN` (`n` below 1)",
+    PLAIN,
+);
+pub const LATCH_TIMEOUT: ErrorText = entry(
+    "ERR invalid timeout in 'latch.wait' command",
+    "`LATCH.WAIT` (`ms` below 1, or past the largest time)",
+    PLAIN,
+);
+pub const SLUG_TAKEN: ErrorText = entry(
+    "SLUGTAKEN slug '{slug}' belongs to another article",
+    "`ARTICLE.CREATE`, `ARTICLE.SETSLUG`",
+    "SlugTaken",
+);
+pub const INVALID_SLUG: ErrorText = entry(
+    "ERR invalid slug: use 1 to {most} Unicode letters, digits, '-' or '_'",
+    "`ARTICLE.CREATE`, `ARTICLE.SETSLUG` (`most`: `recipes.article-slug-max-chars`), `ARTICLE.BYSLUG` (4096)",
+    "InvalidSlug",
+);
+pub const SLUG_INDEX_KEY: ErrorText = entry(
+    "ERR the slug index must be another key than the article",
+    "`ARTICLE.*` with a slug index",
+    PLAIN,
+);
+pub const INVALID_JSON: ErrorText = entry(
+    "ERR invalid JSON: {message}",
+    "`CACHE.SETJSON` (`message`: serde_json's)",
+    "InvalidJson",
+);
+pub const NOT_JSON: ErrorText = entry(
+    "ERR the value is not JSON",
+    "`CACHE.GETJSON` (a string not written as JSON)",
+    PLAIN,
+);
+pub const NOT_A_JSON_OBJECT: ErrorText = entry(
+    "ERR the value is not a JSON object",
+    "`CACHE.GETJSON … FIELD`",
+    PLAIN,
+);
+pub const IDPOOL_MAX: ErrorText = entry(
+    "ERR max must be between 1 and 4294967295",
+    "`IDPOOL.CREATE`, `IDPOOL.RESIZE`",
+    PLAIN,
+);
+pub const IDPOOL_ID: ErrorText = entry(
+    "ERR id must be between 1 and {max}",
+    "`IDPOOL.RELEASE`, `IDPOOL.RENEW`",
+    PLAIN,
+);
+pub const NO_POOL: ErrorText = entry(
+    "NOPOOL no ID pool at key '{key}'",
+    "`IDPOOL.*` but `CREATE`",
+    "PoolMissing",
+);
+pub const KEY_EXISTS: ErrorText = entry(
+    "BUSYKEY Target key name already exists.",
+    "`IDPOOL.CREATE` on an existing key",
+    "KeyExists",
+);
+pub const CANNOT_SHRINK: ErrorText = entry(
+    "ERR cannot shrink the pool to {max}: ID {id} is leased",
+    "`IDPOOL.RESIZE`",
+    "CannotShrink",
+);
+pub const LEASE_END: ErrorText = entry(
+    "ERR a lease ends at 0 (never) or a positive time",
+    "`IDPOOL.APPLY`, `POOL.APPLY`, `RWLOCK.APPLY`",
+    PLAIN,
+);
+pub const EMPTY_OWNER: ErrorText = entry("ERR owner must not be empty", "`POOL.*`", PLAIN);
+pub const RATE_RANGE: ErrorText = entry(
+    "ERR {what} must be an integer between 1 and {most}",
+    "`RATE.LIMIT`, `RATE.PEEK` (`what`: max, period, burst or cost)",
+    PLAIN,
+);
+pub const COST_TOO_HIGH: ErrorText = entry(
+    "ERR cost {cost} exceeds the {limit} of {most}: such an action can never be allowed",
+    "`RATE.LIMIT`, `RATE.PEEK` (`limit`: burst, or max for `SLIDING`)",
+    "CostTooHigh",
+);
+pub const EMISSION_TOO_LONG: ErrorText = entry(
+    "ERR burst × period / max must be at most 100 years",
+    "`RATE.LIMIT`, `RATE.PEEK`",
+    PLAIN,
+);
+pub const SLIDING_BURST: ErrorText = entry(
+    "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
+    "`RATE.LIMIT`, `RATE.PEEK`",
+    PLAIN,
+);
+pub const SLIDING_MAX: ErrorText = entry(
+    "ERR a SLIDING window's max must be at most {most} when its period is over {most} ms",
+    "`RATE.LIMIT` (`most`: `recipes.rate-sliding-max`)",
+    PLAIN,
+);
+pub const TOO_MANY_LIMITS: ErrorText = entry(
+    "ERR too many limits in one call (at most {most})",
+    "`RATE.LIMIT` (16, or `recipes.rate-max-limits` for a new limiter), `RATE.PEEK` (16)",
+    PLAIN,
+);
+pub const NOT_A_LIMITER: ErrorText = entry(
+    "MISMATCH the key holds a string that is not a rate limiter",
+    "`RATE.*`",
+    "LimiterMismatch",
+);
+pub const LIMIT_COUNT_MISMATCH: ErrorText = entry(
+    "MISMATCH the key holds a limiter of {held} limit(s); this call gives {given} (RATE.RESET it first)",
+    "`RATE.LIMIT`, `RATE.PEEK`",
+    "LimiterMismatch",
+);
+pub const GCRA_NOT_SLIDING: ErrorText = entry(
+    "MISMATCH the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)",
+    "`RATE.LIMIT`, `RATE.PEEK` … `SLIDING`",
+    "LimiterMismatch",
+);
+pub const SLIDING_NOT_GCRA: ErrorText = entry(
+    "MISMATCH the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)",
+    "`RATE.LIMIT`, `RATE.PEEK` without `SLIDING`",
+    "LimiterMismatch",
+);
+
+/// The errors of some families, as `docs/errors.md` lists them.
+pub const BY_FAMILY: &[&ErrorText] = &[
+    &HASH_NOT_AN_INTEGER,
+    &OVERFLOW,
+    &EXHAUSTED,
+    &IDGEN_COUNT,
+    &NEGATIVE_FLOOR,
+    &SAME_INDEX_KEYS,
+    &EMPTY_TOKEN,
+    &FENCE_KEY,
+    &NO_UPGRADE,
+    &LATCH_COUNT,
+    &LATCH_DECREMENT,
+    &LATCH_TIMEOUT,
+    &SLUG_TAKEN,
+    &INVALID_SLUG,
+    &SLUG_INDEX_KEY,
+    &INVALID_JSON,
+    &NOT_JSON,
+    &NOT_A_JSON_OBJECT,
+    &IDPOOL_MAX,
+    &IDPOOL_ID,
+    &NO_POOL,
+    &KEY_EXISTS,
+    &CANNOT_SHRINK,
+    &LEASE_END,
+    &EMPTY_OWNER,
+    &RATE_RANGE,
+    &COST_TOO_HIGH,
+    &EMISSION_TOO_LONG,
+    &SLIDING_BURST,
+    &SLIDING_MAX,
+    &TOO_MANY_LIMITS,
+    &NOT_A_LIMITER,
+    &LIMIT_COUNT_MISMATCH,
+    &GCRA_NOT_SLIDING,
+    &SLIDING_NOT_GCRA,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn all() -> impl Iterator<Item = &'static ErrorText> {
+        EVERY_COMMAND.iter().chain(BY_FAMILY).copied()
+    }
+
+    /// A catalogue text as a Markdown table cell shows it.
+    fn cell(text: &str) -> String {
+        format!("`{}`", text.replace('|', "\\|"))
+    }
+
+    fn table(errors: &[&ErrorText], when: &str) -> String {
+        let mut out = format!("| error | {when} | Python |\n|---|---|---|\n");
+        for error in errors {
+            let _ = writeln!(
+                out,
+                "| {} | {} | `{}` |",
+                cell(error.text),
+                error.when,
+                error.python
+            );
+        }
+        out
+    }
+
+    /// `docs/errors.md` with its two tables generated from the catalogue:
+    /// each replaces what sits between its `<!-- errors:NAME -->` marker and
+    /// the next blank line.
+    fn generated(doc: &str) -> Result<String, String> {
+        let mut out = doc.to_owned();
+        for (name, errors, when) in [
+            ("every", EVERY_COMMAND, "when"),
+            ("families", BY_FAMILY, "commands, and when"),
+        ] {
+            let marker = format!("<!-- errors:{name} -->\n");
+            let start = out
+                .find(&marker)
+                .ok_or(format!("docs/errors.md lacks the marker {marker:?}"))?
+                + marker.len();
+            let end = out[start..]
+                .find("\n\n")
+                .map_or(out.len(), |end| start + end + 1);
+            out.replace_range(start..end, &table(errors, when));
+        }
+        Ok(out)
+    }
+
+    /// Every entry declared here is in one of the two lists.
+    #[test]
+    fn every_entry_is_listed() {
+        let declared = include_str!("errors.rs")
+            .lines()
+            .filter(|line| line.starts_with("pub const ") && line.contains(": ErrorText = entry("))
+            .count();
+        assert_eq!(
+            declared,
+            all().count(),
+            "an ErrorText is missing from EVERY_COMMAND or BY_FAMILY"
+        );
+    }
+
+    #[test]
+    fn fill_puts_values_in_names_in_order_of_first_appearance() {
+        assert_eq!(fill("a {x} b {y} c {x}", &[&1, &"two"]), "a 1 b two c 1");
+        assert_eq!(fill("no values {x}", &[]), "no values {x}");
+        assert_eq!(fill("open { only", &[&1]), "open { only");
+        assert_eq!(
+            SLIDING_MAX.with(&[&60000]).to_string(),
+            "ERR a SLIDING window's max must be at most 60000 when its period is over 60000 ms"
+        );
+    }
+
+    #[test]
+    fn texts_are_unique_one_line_and_start_with_a_code() {
+        let mut seen = std::collections::HashSet::new();
+        for error in all() {
+            assert!(
+                seen.insert(error.text),
+                "twice in the catalogue: {}",
+                error.text
+            );
+            assert!(!error.text.contains(['\r', '\n']), "{}", error.text);
+            let code = error.text.split(' ').next().unwrap_or("");
+            assert!(
+                !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase()),
+                "an error starts with an upper-case code: {}",
+                error.text
+            );
+            assert!(
+                !error.when.is_empty() && !error.python.is_empty(),
+                "{}",
+                error.text
+            );
+        }
+    }
+
+    /// Errors are named here, never written where they are answered: no
+    /// `RedisError::Str`/`RedisError::String` and no quoted error code
+    /// outside this file in `src/` (tests included, except those quoting a
+    /// reply they check).
+    #[test]
+    fn no_error_text_is_written_outside_the_catalogue() {
+        fn walk(dir: &Path, found: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && !path.ends_with("common/errors.rs")
+                {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    for (number, line) in text.lines().enumerate() {
+                        if line.contains("RedisError::Str(\"")
+                            || line.contains("RedisError::String(format!")
+                        {
+                            found.push(format!(
+                                "{}:{}: {}",
+                                path.display(),
+                                number + 1,
+                                line.trim()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&root().join("src"), &mut found);
+        assert!(
+            found.is_empty(),
+            "error texts written outside src/common/errors.rs:\n{}",
+            found.join("\n")
+        );
+    }
+
+    #[test]
+    fn docs_errors_md_is_generated_from_the_catalogue() {
+        let path = root().join("docs/errors.md");
+        let doc = std::fs::read_to_string(&path).unwrap_or_default();
+        let expected = generated(&doc).unwrap_or_else(|message| panic!("{message}"));
+        if doc != expected {
+            if std::env::var_os("RECIPES_BLESS").is_some() {
+                std::fs::write(&path, &expected).unwrap_or_else(|e| panic!("{e}"));
+            } else {
+                panic!(
+                    "docs/errors.md differs from src/common/errors.rs: run \
+                     `RECIPES_BLESS=1 cargo test --lib errors` and commit it"
+                );
+            }
+        }
+    }
 }

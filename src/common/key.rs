@@ -17,9 +17,9 @@ use redis_module::{raw, Context, RedisError};
 
 use super::args::{parse_i64, string_bytes, Arg};
 use super::datatype::Stored;
-use super::errors::{NOT_AN_INTEGER, NOT_STORED};
 use super::strings::{fixed_string, integer_string};
 use crate::api;
+use crate::common::errors;
 
 /// What a key holds, as far as the recipes care.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -154,7 +154,9 @@ impl<'a, M> Key<'a, M> {
     pub fn integer(&self) -> Result<Option<i64>, RedisError> {
         match self.string()? {
             None => Ok(None),
-            Some(value) => parse_i64(value).map(Some).ok_or(NOT_AN_INTEGER),
+            Some(value) => parse_i64(value)
+                .map(Some)
+                .ok_or(errors::NOT_AN_INTEGER.error()),
         }
     }
 
@@ -284,7 +286,7 @@ impl<'a> Key<'a, Write> {
     /// empty); with `fit`, a string of another length is resized by
     /// [`fitting_steps`], so that no room is left over.
     fn write_string(&mut self, value: &[u8], fit: bool) -> Result<(), RedisError> {
-        const FAILED: RedisError = RedisError::Str("ERR could not write the string value");
+        const FAILED: RedisError = errors::NOT_STORED.error();
         let mut len = 0;
         // SAFETY: `inner` is open and non-null: only keys opened with
         // `Key::write` are written, and a write open always returns a handle
@@ -350,7 +352,7 @@ impl<'a> Key<'a, Write> {
         if set != raw::REDISMODULE_OK as c_int {
             // SAFETY: the server refused it, so the box is still ours.
             drop(unsafe { Box::from_raw(value) });
-            return Err(NOT_STORED);
+            return Err(errors::NOT_STORED.error());
         }
         Ok(())
     }

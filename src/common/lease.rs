@@ -3,7 +3,8 @@
 
 use redis_module::RedisError;
 
-use super::{errors, time};
+use super::time;
+use crate::common::errors;
 
 /// The stored end of a lease that does not end: after every time.
 pub const NO_END: u64 = u64::MAX;
@@ -18,7 +19,7 @@ pub fn valid(end: u64) -> bool {
 /// (ms), checked by [`time::after`]: always [`valid`].
 pub fn end_after(command: &str, from: u64, ms: Option<i64>) -> Result<u64, RedisError> {
     let Some(ms) = ms else { return Ok(NO_END) };
-    let from = i64::try_from(from).map_err(|_| errors::invalid_expire(command))?;
+    let from = i64::try_from(from).map_err(|_| errors::INVALID_EXPIRE.with(&[&command]))?;
     Ok(time::after(command, from, ms)? as u64)
 }
 
@@ -38,9 +39,7 @@ pub fn from_wire(at: i64) -> Result<u64, RedisError> {
     match at {
         0 => Ok(NO_END),
         at if at > 0 => Ok(at as u64),
-        _ => Err(RedisError::Str(
-            "ERR a lease ends at 0 (never) or a positive time",
-        )),
+        _ => Err(errors::LEASE_END.error()),
     }
 }
 

@@ -17,6 +17,7 @@ use redis_module::{raw, RedisError, RedisResult, RedisValue};
 use super::key::OwnedString;
 
 use crate::api;
+use crate::common::errors;
 
 /// The most bytes of client input an error quotes, as the server's own
 /// `ERR unknown command '%.128s'` does.
@@ -92,10 +93,7 @@ pub fn send(ctx: *mut raw::RedisModuleCtx, result: RedisResult) {
         Err(RedisError::WrongArity) => unsafe {
             api!(RedisModule_WrongArity)(ctx);
         },
-        Err(RedisError::WrongType) => error(
-            ctx,
-            "WRONGTYPE Operation against a key holding the wrong kind of value",
-        ),
+        Err(RedisError::WrongType) => error(ctx, errors::WRONG_TYPE.text),
         Err(RedisError::Str(text)) => error(ctx, text),
         Err(RedisError::String(text)) => error(ctx, &text),
     }

@@ -5,8 +5,8 @@
 use redis_module::RedisError;
 
 use super::args::{single, Arg};
-use super::errors;
 use crate::api;
+use crate::common::errors;
 
 /// The server's wall clock, in Unix milliseconds.
 pub fn now_ms() -> i64 {
@@ -19,7 +19,7 @@ pub fn now_ms() -> i64 {
 /// positive, or that overflows once made absolute, is refused with
 /// `ERR invalid expire time in '<command>' command`.
 pub fn ttl_ms(command: &str, px: Option<Arg>, ex: Option<Arg>) -> Result<Option<i64>, RedisError> {
-    let invalid = || errors::invalid_expire(command);
+    let invalid = || errors::INVALID_EXPIRE.with(&[&command]);
     let ms = match (px, ex) {
         (Some(ms), _) => ms.to_i64()?,
         (None, Some(s)) => s.to_i64()?.checked_mul(1000).ok_or_else(invalid)?,
@@ -40,7 +40,7 @@ pub fn lease(
     ex: Option<&[Arg]>,
 ) -> Result<Option<i64>, RedisError> {
     if px.is_some() && ex.is_some() {
-        return Err(errors::SYNTAX_ERROR);
+        return Err(errors::SYNTAX.error());
     }
     ttl_ms(command, single(px), single(ex))
 }
@@ -54,7 +54,7 @@ pub fn lease(
 pub fn after(command: &str, at: i64, ms: i64) -> Result<i64, RedisError> {
     at.checked_add(ms)
         .filter(|&end| end > 0)
-        .ok_or_else(|| errors::invalid_expire(command))
+        .ok_or_else(|| errors::INVALID_EXPIRE.with(&[&command]))
 }
 
 /// [`after`] from the server's clock now.

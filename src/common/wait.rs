@@ -49,6 +49,7 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+use crate::common::errors;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use super::args::{string_bytes, Arg};
@@ -420,9 +421,7 @@ pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisE
     let Some(ms) = arg else { return Ok(None) };
     match ms.to_i64()? {
         ms if ms > 0 && now_ms().checked_add(ms).is_some() => Ok(Some(ms)),
-        _ => Err(RedisError::String(format!(
-            "ERR invalid WAIT time in '{command}' command"
-        ))),
+        _ => Err(errors::INVALID_WAIT.with(&[&command])),
     }
 }
 

@@ -13,7 +13,8 @@
 //! an AOF and `DUMP`/`RESTORE`), `events.rs` (keyspace events, tracking
 //! invalidations), `meta.rs` (command metadata), `forge.rs` (hostile `DUMP`
 //! payloads), `families.rs` (the families' `INFO` replies), `fuzz.rs`,
-//! `samples.rs` (`tests/samples/`) and `resp.rs` (a bare RESP client). Each
+//! `samples.rs` (`tests/samples/`), `errors.rs` (the
+//! error catalogue, `docs/errors.md`) and `resp.rs` (a bare RESP client). Each
 //! suite is compiled with all of it and uses some (hence the `allow`s).
 #![allow(dead_code)]
 
@@ -47,6 +48,9 @@ pub use events::*;
 mod meta;
 #[allow(unused_imports)] // each suite uses some of the helpers
 pub use meta::*;
+mod errors;
+#[allow(unused_imports)] // each suite uses some of the helpers
+pub use errors::*;
 mod forge;
 #[allow(unused_imports)] // each suite uses some of the helpers
 pub use forge::*;

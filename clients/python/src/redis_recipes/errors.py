@@ -90,28 +90,27 @@ class Kind(NamedTuple):
 
 
 KINDS: Tuple[Kind, ...] = (
-    Kind("SLUGTAKEN", SlugTaken),
-    Kind("BUSYKEY", KeyExists),
-    Kind("WRONGTYPE", WrongType),
-    Kind("no ID pool at key", PoolMissing),
+    Kind("SLUGTAKEN ", SlugTaken),
+    Kind("BUSYKEY ", KeyExists),
+    Kind("WRONGTYPE ", WrongType),
+    Kind("NOPOOL ", PoolMissing),
+    Kind("EXHAUSTED ", GeneratorExhausted),
+    Kind("MISMATCH ", LimiterMismatch),
+    Kind("NOUPGRADE ", CannotUpgrade),
     Kind("cannot shrink the pool", CannotShrink),
-    Kind("ID generator exhausted", GeneratorExhausted),
     Kind("invalid JSON", InvalidJson),
     Kind("invalid slug", InvalidSlug),
-    Kind("the key holds a string that is not a rate limiter", LimiterMismatch),
-    Kind("the key holds a limiter of", LimiterMismatch),
-    Kind("the key holds a GCRA limiter", LimiterMismatch),
-    Kind("the key holds a SLIDING window", LimiterMismatch),
     Kind("cost ", CostTooHigh, containing="such an action can never be allowed"),
-    Kind("token holds a read lock", CannotUpgrade),
 )
 """The server's errors that have an exception class of their own, in the
-order they are tried. It follows the module's documented list of errors
-(``docs/errors.md`` in the repository: its "Python" column): every error
-listed there with a class other than ``ResponseError`` is matched here, by
-the start of its text, and no other. A server without the module answers
-``unknown command`` for the module's commands (``_FAMILIES``), which
-``translate`` turns into ``ModuleNotLoaded``."""
+order they are tried: by their code (the reply's first word) where the
+module gives them one, else by the start of their text after ``ERR``. It
+follows the module's catalogue of errors (``docs/errors.md`` in the
+repository, generated from the module's source: its "Python" column); the
+package's tests check that every error listed there with a class other than
+``ResponseError`` is matched here, and no other. A server without the
+module answers ``unknown command`` for the module's commands
+(``_FAMILIES``), which ``translate`` turns into ``ModuleNotLoaded``."""
 
 _FAMILIES = ("idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.")
 
