@@ -5,6 +5,7 @@ atomic command per call. ``redis_recipes.asyncio`` has the same classes for
 ``redis.asyncio`` clients."""
 
 from .article import Article, SlugIndex
+from .autocomplete import AutoComplete
 from .cache import Cache, HashCache, JsonCache
 from .errors import (
     CannotShrink,
@@ -37,6 +38,7 @@ __version__ = "0.5.1"
 
 __all__ = [
     "Article",
+    "AutoComplete",
     "AutoReleaseLock",
     "Cache",
     "CannotShrink",

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, cache, idgen, idpool, latch, lock, pool, rate, rwlock
+from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, rate, rwlock
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
@@ -151,6 +151,9 @@ class HashCache(AsyncDriver, cache.HashCache): ...
 class IdPool(AsyncDriver, idpool.IdPool): ...
 
 
+class AutoComplete(AsyncDriver, autocomplete.AutoComplete): ...
+
+
 class RateLimiter(AsyncDriver, rate.RateLimiter): ...
 
 
@@ -221,6 +224,7 @@ class RwLockHandle(AsyncHeld, AsyncDriver, rwlock.RwLockHandle):
 
 __all__ = [
     "Article",
+    "AutoComplete",
     "AutoReleaseLock",
     "Cache",
     "CountDownLatch",
