@@ -1,0 +1,2165 @@
+//! The suggestions of one AUTOCOMPLETE key, apart from the server: each
+//! entry (its content, weight and optional fade time) stored once, and the
+//! questions the commands ask of them.
+//!
+//! The book keeps one sorted set per prefix ("abc" is in the sets of "a",
+//! "ab" and "abc"), so a hint is one `ZRANGE … REV` but an entry costs one
+//! skiplist node, dict entry and string per character. Here an entry is one
+//! 72-byte node (its content inside when at most 22 bytes, else in a block
+//! of its own), and a hint searches the one structure:
+//!
+//! - an AVL tree keyed by content bytes, its nodes in a chunked arena
+//!   (indices `u32`, no allocation per node). The entries under a prefix
+//!   are a contiguous range of it.
+//! - each node also holds, for its subtree, its size, its best weight and
+//!   which of (left subtree, node, right subtree) holds it, and its earliest
+//!   fade time and which of the three holds that. Ties of weight go to the
+//!   right (the greater content, as `ZRANGE … REV` gives), ties of fade
+//!   time to the left (the smaller content), so neither comparison ever
+//!   reads a content.
+//! - a hint is a best-first search over pieces of the range: one descent
+//!   splits the range into O(log M) single nodes and whole subtrees, pushed
+//!   on a heap by weight (a subtree by its best), then by rank (pieces never
+//!   overlap, so ranks order them as their contents). The top piece, if a
+//!   subtree, is split along the path to its best entry (each node passed
+//!   and each subtree not taken pushed in turn) and the best comes out.
+//!   N hints, skipping K faded entries on the way, cost O((N + K) log M)
+//!   node visits, however many entries the prefix holds.
+//! - fading is a descent on the earliest fade times: O(log M) for the next
+//!   entry to fade, O(log M) to remove it.
+//!
+//! A removed node's slot is filled with the arena's last node, so the arena
+//! always holds exactly the entries and gives its memory back as they go.
+//!
+//! Weights follow `ZINCRBY`: any `f64` but NaN (a result that would be NaN
+//! is refused and changes nothing), -0.0 stored as 0.0. Fade times are
+//! absolute Unix ms; an entry whose fade time is at or before `now` is no
+//! longer hinted, and [`Suggestions::fade`] removes it.
+
+#![forbid(unsafe_code)]
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::mem::size_of;
+
+/// No node (an empty subtree).
+const NIL: u32 = u32::MAX;
+
+/// The most entries a key holds: every node index is a `u32` below [`NIL`].
+pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
+
+/// Nodes per arena chunk: as many as fill 64 KiB, one of the allocator's
+/// size classes (1,024 nodes of 72 bytes would take a block of 80 KiB).
+/// Growth never copies more than one chunk.
+const CHUNK: usize = 65_536 / size_of::<Node>();
+
+/// Longest root-to-leaf path: an AVL tree of 2^32 nodes has under 47 levels.
+const MAX_DEPTH: usize = 64;
+
+/// `Node::flags`: the entry has a fade time.
+const FADES: u8 = 1;
+/// Some entry of the subtree has a fade time (`first_fade` is set).
+const ANY_FADES: u8 = 1 << 1;
+/// Where the subtree's best weight is: the node itself, or a child.
+const BEST_MASK: u8 = 0b11 << 2;
+const BEST_SELF: u8 = 0;
+const BEST_LEFT: u8 = 1 << 2;
+const BEST_RIGHT: u8 = 2 << 2;
+/// Where the subtree's earliest fade time is.
+const FIRST_MASK: u8 = 0b11 << 4;
+const FIRST_SELF: u8 = 0;
+const FIRST_LEFT: u8 = 1 << 4;
+const FIRST_RIGHT: u8 = 2 << 4;
+
+/// The longest content kept inside its node.
+const INLINE: usize = 22;
+
+/// An entry's content: inside the node when short (most words and phrases
+/// are), else in a block of its own.
+#[derive(Clone, Debug)]
+enum Content {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+impl Content {
+    fn new(content: &[u8]) -> Content {
+        let mut bytes = [0; INLINE];
+        match bytes.get_mut(..content.len()) {
+            Some(inline) => {
+                inline.copy_from_slice(content);
+                Content::Inline {
+                    // At most INLINE.
+                    len: content.len() as u8,
+                    bytes,
+                }
+            }
+            None => Content::Heap(content.into()),
+        }
+    }
+
+    fn from_vec(content: Vec<u8>) -> Content {
+        if content.len() <= INLINE {
+            Content::new(&content)
+        } else {
+            Content::Heap(content.into_boxed_slice())
+        }
+    }
+
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            Content::Inline { .. } => self.to_vec(),
+            Content::Heap(bytes) => bytes.into_vec(),
+        }
+    }
+
+    /// The allocator's block for it outside the node, if any.
+    fn block(&self) -> usize {
+        match self {
+            Content::Inline { .. } => 0,
+            Content::Heap(bytes) => block(bytes.len()),
+        }
+    }
+}
+
+impl std::ops::Deref for Content {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Content::Inline { len, bytes } => bytes.get(..*len as usize).unwrap_or_default(),
+            Content::Heap(bytes) => bytes,
+        }
+    }
+}
+
+/// A node of the tree: an entry and the figures of its subtree. In C
+/// order, what a descent reads first: 72 bytes.
+#[derive(Clone, Debug)]
+#[repr(C)]
+struct Node {
+    content: Content,
+    left: u32,
+    right: u32,
+    /// Entries in this subtree.
+    size: u32,
+    /// Levels in this subtree (a leaf has 1).
+    height: u8,
+    flags: u8,
+    weight: f64,
+    /// The best weight in this subtree.
+    best: f64,
+    /// This entry's fade time, when `flags` has [`FADES`].
+    fade: i64,
+    /// The earliest fade time in this subtree, when `flags` has
+    /// [`ANY_FADES`].
+    first_fade: i64,
+}
+
+impl Node {
+    fn leaf(content: Content, weight: f64, fade: Option<i64>) -> Node {
+        let (fade, flags) = match fade {
+            Some(at) => (at, FADES | ANY_FADES),
+            None => (0, 0),
+        };
+        Node {
+            content,
+            weight,
+            best: weight,
+            fade,
+            first_fade: fade,
+            left: NIL,
+            right: NIL,
+            size: 1,
+            height: 1,
+            flags,
+        }
+    }
+
+    fn fade_at(&self) -> Option<i64> {
+        (self.flags & FADES != 0).then_some(self.fade)
+    }
+
+    /// Faded by `now`: no longer hinted, removed by the next fade.
+    fn faded(&self, now: i64) -> bool {
+        self.flags & FADES != 0 && self.fade <= now
+    }
+}
+
+/// Why a write changed nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The weight (or the sum of the increment and the weight) is NaN.
+    NotANumber,
+    /// Entries have content: an empty one is refused.
+    EmptyContent,
+    /// The key already holds [`MAX_ENTRIES`] entries.
+    Full,
+}
+
+/// One entry as iteration yields it: content, weight, fade time.
+pub type Entry<'a> = (&'a [u8], f64, Option<i64>);
+
+/// The bytes the server's allocator hands out for a request of `size`
+/// bytes (none for none): jemalloc's size classes, as Redis and Valkey are
+/// built by default: 8, 16, then steps of 16 up to 128, then four classes
+/// between each power of two and the next (160, 192, 224, 256, 320, …).
+fn block(size: usize) -> usize {
+    match size {
+        0 => 0,
+        1..=8 => 8,
+        9..=128 => size.next_multiple_of(16),
+        _ => {
+            // Classes between 2^k and 2^(k+1) are 2^(k-2) apart.
+            let log2 = (size - 1).ilog2();
+            size.next_multiple_of(1 << (log2 - 2))
+        }
+    }
+}
+
+/// A weight as stored: NaN refused, -0.0 made 0.0.
+fn clean(weight: f64) -> Result<f64, WriteError> {
+    if weight.is_nan() {
+        Err(WriteError::NotANumber)
+    } else if weight == 0.0 {
+        Ok(0.0)
+    } else {
+        Ok(weight)
+    }
+}
+
+/// `content` against the range of entries that start with `prefix`:
+/// `Less` below it, `Equal` in it, `Greater` above it.
+fn against_prefix(content: &[u8], prefix: &[u8]) -> Ordering {
+    let shared = content.len().min(prefix.len());
+    match content[..shared].cmp(&prefix[..shared]) {
+        Ordering::Equal if content.len() < prefix.len() => Ordering::Less,
+        order => order,
+    }
+}
+
+/// The nodes of a descent, root first, and the side taken at each.
+struct Path {
+    nodes: [u32; MAX_DEPTH],
+    /// Bit `i`: the descent went left at `nodes[i]`.
+    lefts: u64,
+    len: usize,
+}
+
+impl Path {
+    fn new() -> Path {
+        Path {
+            nodes: [NIL; MAX_DEPTH],
+            lefts: 0,
+            len: 0,
+        }
+    }
+
+    /// Adds a step; `false` when the path is full (never, in a tree that is
+    /// balanced).
+    fn push(&mut self, node: u32, left: bool) -> bool {
+        let Some(slot) = self.nodes.get_mut(self.len) else {
+            return false;
+        };
+        *slot = node;
+        if left {
+            self.lefts |= 1 << self.len;
+        }
+        self.len += 1;
+        true
+    }
+
+    /// The steps, deepest first.
+    fn upward(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        let lefts = self.lefts;
+        self.nodes[..self.len]
+            .iter()
+            .enumerate()
+            .rev()
+            .map(move |(at, &node)| (node, lefts & (1 << at) != 0))
+    }
+}
+
+/// What a deletion looks for.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Content(&'a [u8]),
+    /// The entry of this rank (0-based, content order) in the subtree.
+    Rank(u32),
+}
+
+/// A piece of the entries under a prefix during a hint, the heap's item:
+/// a node alone, or a whole subtree, ranked by its best weight.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    /// The node's weight, or the subtree's best.
+    weight: f64,
+    /// The node's rank, or the subtree's first rank.
+    rank: u32,
+    node: u32,
+    whole: bool,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Pieces pushed by hints, for the unit test of the cost bound.
+    static PUSHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Pushes `piece` on a hint's heap.
+#[inline]
+fn push(heap: &mut BinaryHeap<Piece>, piece: Piece) {
+    #[cfg(test)]
+    PUSHES.with(|pushes| pushes.set(pushes.get() + 1));
+    heap.push(piece);
+}
+
+impl PartialEq for Piece {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Piece {}
+
+impl PartialOrd for Piece {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Piece {
+    /// Heavier first; at equal weight the greater rank. Pieces never
+    /// overlap, so any rank of a piece orders its entries against another
+    /// piece's as their contents are ordered: the greater content first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.weight
+            .total_cmp(&other.weight)
+            .then(self.rank.cmp(&other.rank))
+    }
+}
+
+/// The suggestions of one key.
+#[derive(Clone, Debug)]
+pub struct Suggestions {
+    /// Every chunk but the last holds exactly `CHUNK` nodes; node `i` is
+    /// `chunks[i / CHUNK][i % CHUNK]`.
+    chunks: Vec<Vec<Node>>,
+    root: u32,
+    /// The allocator's blocks for the contents not inside their nodes
+    /// (see [`block`]), and how many there are.
+    content_bytes: usize,
+    content_blocks: usize,
+}
+
+impl Default for Suggestions {
+    fn default() -> Self {
+        Suggestions {
+            chunks: Vec::new(),
+            root: NIL,
+            content_bytes: 0,
+            content_blocks: 0,
+        }
+    }
+}
+
+impl Suggestions {
+    /// Suggestions read back from storage, in any order (content order is
+    /// the fastest: no sort). Refused, with the reason, when a content is
+    /// empty or repeated, a weight is NaN, or there are more than
+    /// [`MAX_ENTRIES`]. O(M) for sorted input, O(M log M) otherwise.
+    pub fn from_entries(
+        entries: impl IntoIterator<Item = (Vec<u8>, f64, Option<i64>)>,
+    ) -> Result<Self, &'static str> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut sorted = true;
+        for (content, weight, fade) in entries {
+            if nodes.len() >= MAX_ENTRIES {
+                return Err("too many entries");
+            }
+            if content.is_empty() {
+                return Err("empty content");
+            }
+            let weight = clean(weight).map_err(|_| "weight is not a number")?;
+            if let Some(last) = nodes.last() {
+                match (*last.content).cmp(&content[..]) {
+                    Ordering::Less => {}
+                    Ordering::Equal => return Err("repeated content"),
+                    Ordering::Greater => sorted = false,
+                }
+            }
+            nodes.push(Node::leaf(Content::from_vec(content), weight, fade));
+        }
+        if !sorted {
+            nodes.sort_unstable_by(|a, b| (*a.content).cmp(&b.content));
+            if nodes
+                .windows(2)
+                .any(|pair| *pair[0].content == *pair[1].content)
+            {
+                return Err("repeated content");
+            }
+        }
+        let mut built = Suggestions::default();
+        let len = nodes.len();
+        built.content_bytes = nodes.iter().map(|node| node.content.block()).sum();
+        built.content_blocks = nodes.iter().filter(|node| node.content.block() > 0).count();
+        built.chunks.reserve_exact(len.div_ceil(CHUNK));
+        let mut rest = nodes.into_iter();
+        while rest.len() > 0 {
+            let mut chunk = Vec::with_capacity(rest.len().min(CHUNK));
+            chunk.extend(rest.by_ref().take(CHUNK));
+            built.chunks.push(chunk);
+        }
+        // At most MAX_ENTRIES, checked above.
+        built.root = built.build(0, len as u32);
+        Ok(built)
+    }
+
+    /// Links the nodes at indices `lo..hi` (in content order) into a
+    /// balanced subtree and returns its root.
+    fn build(&mut self, lo: u32, hi: u32) -> u32 {
+        if lo >= hi {
+            return NIL;
+        }
+        let mid = lo + (hi - lo) / 2;
+        let left = self.build(lo, mid);
+        let right = self.build(mid + 1, hi);
+        let node = self.node_mut(mid);
+        node.left = left;
+        node.right = right;
+        self.update(mid);
+        mid
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.size(self.root) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.root == NIL
+    }
+
+    /// Adds `increment` to the weight of `content`, which is created at
+    /// `increment` when absent, and returns the new weight (`ZINCRBY`). A
+    /// NaN result is refused and changes nothing. `Some(at)` sets the
+    /// entry's fade time; `None` keeps it (a new entry never fades).
+    /// O(log M).
+    pub fn feed(
+        &mut self,
+        content: &[u8],
+        increment: f64,
+        fade_at: Option<i64>,
+    ) -> Result<f64, WriteError> {
+        self.upsert(content, fade_at, |old| {
+            clean(old.unwrap_or(0.0) + increment)
+        })
+    }
+
+    /// Sets the weight of `content` (created when absent); the fade time as
+    /// in [`Suggestions::feed`]. O(log M).
+    pub fn set(
+        &mut self,
+        content: &[u8],
+        weight: f64,
+        fade_at: Option<i64>,
+    ) -> Result<f64, WriteError> {
+        let weight = clean(weight)?;
+        self.upsert(content, fade_at, |_| Ok(weight))
+    }
+
+    /// Sets (`Some`) or clears (`None`) the fade time of `content`: `false`
+    /// when it is absent. O(log M).
+    pub fn set_fade(&mut self, content: &[u8], fade_at: Option<i64>) -> bool {
+        let mut path = Path::new();
+        let Some(at) = self.find(content, Some(&mut path)) else {
+            return false;
+        };
+        let node = self.node_mut(at);
+        match fade_at {
+            Some(time) => {
+                node.fade = time;
+                node.flags |= FADES;
+            }
+            None => node.flags &= !FADES,
+        }
+        self.update_upward(at, &path);
+        true
+    }
+
+    /// The weight of `content`, if present. O(log M).
+    pub fn weight(&self, content: &[u8]) -> Option<f64> {
+        self.find(content, None).map(|at| self.node(at).weight)
+    }
+
+    /// The fade time of `content`: `None` when it is absent or never fades.
+    /// O(log M).
+    pub fn fade_at(&self, content: &[u8]) -> Option<i64> {
+        self.get(content).and_then(|(_, fade)| fade)
+    }
+
+    /// The weight and fade time of `content`, if present. O(log M).
+    pub fn get(&self, content: &[u8]) -> Option<(f64, Option<i64>)> {
+        self.find(content, None).map(|at| {
+            let node = self.node(at);
+            (node.weight, node.fade_at())
+        })
+    }
+
+    /// Removes `content`: `false` when it was absent. O(log M).
+    pub fn remove(&mut self, content: &[u8]) -> bool {
+        self.remove_target(Target::Content(content)).is_some()
+    }
+
+    /// The best `count` entries that start with `prefix` (all for an empty
+    /// one) and have not faded by `now`: weight descending, then content
+    /// descending (`ZRANGE … REV`). O((count + faded entries met) · log M),
+    /// however many entries start with `prefix`.
+    pub fn hint(&self, prefix: &[u8], count: usize, now: i64) -> Vec<(&[u8], f64)> {
+        if count == 0 || self.root == NIL {
+            return Vec::new();
+        }
+        let mut hints = Vec::with_capacity(count.min(self.len()));
+        // The entries under the prefix as O(log M) pieces, then the best
+        // piece split again and again until `count` entries have come out
+        // (each split pushes about two pieces a level).
+        let height = usize::from(self.height(self.root));
+        let mut heap = BinaryHeap::with_capacity(4 * height + 8);
+        self.pieces_under(prefix, &mut heap);
+        while let Some(piece) = heap.pop() {
+            let at = if piece.whole {
+                self.split(piece, &mut heap)
+            } else {
+                piece.node
+            };
+            let node = self.node(at);
+            if !node.faded(now) {
+                hints.push((&*node.content, node.weight));
+                if hints.len() >= count {
+                    break;
+                }
+            }
+        }
+        hints
+    }
+
+    /// The number of entries that start with `prefix`, faded or not.
+    /// O(log M).
+    pub fn count(&self, prefix: &[u8]) -> usize {
+        // The entries before the prefix's range, and before or in it.
+        let (mut below, mut through) = (0, 0);
+        let mut at = self.root;
+        while at != NIL {
+            let node = self.node(at);
+            if *node.content < *prefix {
+                below += self.size(node.left) as usize + 1;
+                at = node.right;
+            } else {
+                at = node.left;
+            }
+        }
+        at = self.root;
+        while at != NIL {
+            let node = self.node(at);
+            if against_prefix(&node.content, prefix) == Ordering::Greater {
+                at = node.left;
+            } else {
+                through += self.size(node.left) as usize + 1;
+                at = node.right;
+            }
+        }
+        through.saturating_sub(below)
+    }
+
+    /// Removes up to `limit` entries whose fade time is at or before `now`,
+    /// earliest first (equal times in content order), and returns their
+    /// contents. O(log M) each.
+    pub fn fade(&mut self, now: i64, limit: usize) -> Vec<Vec<u8>> {
+        let mut faded = Vec::new();
+        while faded.len() < limit {
+            match self.next_fade() {
+                Some(first) if first <= now => {}
+                _ => break,
+            }
+            let Some(rank) = self.first_fading_rank() else {
+                break;
+            };
+            match self.remove_target(Target::Rank(rank)) {
+                Some(node) => faded.push(node.content.into_vec()),
+                None => break,
+            }
+        }
+        faded
+    }
+
+    /// The earliest fade time of any entry. O(1).
+    pub fn next_fade(&self) -> Option<i64> {
+        if self.root == NIL {
+            return None;
+        }
+        let root = self.node(self.root);
+        (root.flags & ANY_FADES != 0).then_some(root.first_fade)
+    }
+
+    /// Every entry in content order, for persistence and digests.
+    pub fn iter(&self) -> Iter<'_> {
+        let mut iter = Iter {
+            tree: self,
+            stack: Vec::with_capacity(self.height(self.root) as usize),
+        };
+        iter.descend(self.root);
+        iter
+    }
+
+    /// Bytes held, for `MEMORY USAGE`: every block allocated, as the
+    /// allocator rounds it (see [`block`]): the value itself, the arena's
+    /// chunks and the list of them, each content not inside its node.
+    /// O(M / CHUNK).
+    pub fn memory(&self) -> usize {
+        let chunks: usize = self
+            .chunks
+            .iter()
+            .map(|chunk| block(chunk.capacity() * size_of::<Node>()))
+            .sum();
+        block(size_of::<Self>())
+            + block(self.chunks.capacity() * size_of::<Vec<Node>>())
+            + chunks
+            + self.content_bytes
+    }
+
+    /// Allocations owned, for the server's lazy-free decision: the chunks,
+    /// the list of them, the contents not inside their nodes.
+    pub fn allocations(&self) -> usize {
+        1 + self.chunks.len() + self.content_blocks
+    }
+
+    // The arena.
+
+    /// Node `at`, an index the tree maintains (below the arena's length).
+    fn node(&self, at: u32) -> &Node {
+        let at = at as usize;
+        &self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    fn node_mut(&mut self, at: u32) -> &mut Node {
+        let at = at as usize;
+        &mut self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    fn arena_len(&self) -> usize {
+        self.chunks.len().saturating_sub(1) * CHUNK + self.chunks.last().map_or(0, Vec::len)
+    }
+
+    /// Adds `node` at the end of the arena and returns its index: a first
+    /// chunk grows by doubling up to `CHUNK`, later ones are taken whole.
+    fn push_node(&mut self, node: Node) -> Result<u32, WriteError> {
+        let at = self.arena_len();
+        if at >= MAX_ENTRIES {
+            return Err(WriteError::Full);
+        }
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => {
+                if chunk.len() == chunk.capacity() {
+                    let want = (chunk.capacity() * 2).clamp(4, CHUNK);
+                    chunk.reserve_exact(want - chunk.len());
+                }
+                chunk.push(node);
+            }
+            _ => {
+                let mut chunk = Vec::with_capacity(if self.chunks.is_empty() { 4 } else { CHUNK });
+                chunk.push(node);
+                self.chunks.push(chunk);
+            }
+        }
+        Ok(at as u32)
+    }
+
+    /// Takes the arena's last node out, giving memory back as the arena
+    /// shrinks.
+    fn pop_node(&mut self) -> Option<Node> {
+        let chunk = self.chunks.last_mut()?;
+        let node = chunk.pop();
+        if chunk.is_empty() {
+            self.chunks.pop();
+            if self.chunks.is_empty() || self.chunks.capacity() > 4 * self.chunks.len() {
+                self.chunks.shrink_to(2 * self.chunks.len());
+            }
+        } else if chunk.capacity() >= 4 * chunk.len() && chunk.capacity() > 4 {
+            chunk.shrink_to(2 * chunk.len());
+        }
+        node
+    }
+
+    // The tree.
+
+    fn size(&self, at: u32) -> u32 {
+        if at == NIL {
+            0
+        } else {
+            self.node(at).size
+        }
+    }
+
+    fn height(&self, at: u32) -> u8 {
+        if at == NIL {
+            0
+        } else {
+            self.node(at).height
+        }
+    }
+
+    /// The node holding `content`, recording the descent in `path`.
+    fn find(&self, content: &[u8], mut path: Option<&mut Path>) -> Option<u32> {
+        let mut at = self.root;
+        while at != NIL {
+            let node = self.node(at);
+            let left = match content.cmp(&node.content) {
+                Ordering::Equal => return Some(at),
+                Ordering::Less => true,
+                Ordering::Greater => false,
+            };
+            if let Some(path) = path.as_deref_mut() {
+                if !path.push(at, left) {
+                    return None;
+                }
+            }
+            at = if left { node.left } else { node.right };
+        }
+        None
+    }
+
+    /// Recomputes the figures of the nodes of `path` (whose shape did not
+    /// change) upward, once node `at` below them changed: up to the first
+    /// whose figures stay as they were, as then are all above it.
+    fn update_upward(&mut self, at: u32, path: &Path) {
+        if !self.update(at) {
+            return;
+        }
+        for (above, _) in path.upward() {
+            if !self.update(above) {
+                return;
+            }
+        }
+    }
+
+    /// Recomputes the figures of node `at` from its children: `false` when
+    /// the best weight and earliest fade time (which its parent reads)
+    /// stay as they were.
+    fn update(&mut self, at: u32) -> bool {
+        let node = self.node(at);
+        let (left, right) = (node.left, node.right);
+        let mut size = 1;
+        let mut height = 0;
+        let (mut best, mut best_in) = (node.weight, BEST_SELF);
+        let mut any = node.flags & FADES != 0;
+        let (mut first, mut first_in) = (node.fade, FIRST_SELF);
+        if left != NIL {
+            let child = self.node(left);
+            size += child.size;
+            height = child.height;
+            // Ties go right: the node beats its left subtree.
+            if child.best.total_cmp(&best).is_gt() {
+                (best, best_in) = (child.best, BEST_LEFT);
+            }
+            // Ties go left.
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade <= first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_LEFT);
+            }
+        }
+        if right != NIL {
+            let child = self.node(right);
+            size += child.size;
+            height = height.max(child.height);
+            if child.best.total_cmp(&best).is_ge() {
+                (best, best_in) = (child.best, BEST_RIGHT);
+            }
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade < first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_RIGHT);
+            }
+        }
+        let node = self.node_mut(at);
+        let any = if any { ANY_FADES } else { 0 };
+        let flags = (node.flags & FADES) | any | best_in | first_in;
+        let same = node.best.to_bits() == best.to_bits()
+            && node.flags & ANY_FADES == any
+            && (any == 0 || node.first_fade == first);
+        node.size = size;
+        node.height = height + 1;
+        node.best = best;
+        node.first_fade = first;
+        node.flags = flags;
+        !same
+    }
+
+    fn rotate_right(&mut self, at: u32) -> u32 {
+        let up = self.node(at).left;
+        let moved = self.node(up).right;
+        self.node_mut(at).left = moved;
+        self.node_mut(up).right = at;
+        self.update(at);
+        self.update(up);
+        up
+    }
+
+    fn rotate_left(&mut self, at: u32) -> u32 {
+        let up = self.node(at).right;
+        let moved = self.node(up).left;
+        self.node_mut(at).right = moved;
+        self.node_mut(up).left = at;
+        self.update(at);
+        self.update(up);
+        up
+    }
+
+    /// Restores the AVL balance at `at` (its subtrees balanced, heights
+    /// differing by at most 2) and its figures; returns the subtree's root.
+    fn balance(&mut self, at: u32) -> u32 {
+        let node = self.node(at);
+        let (left, right) = (node.left, node.right);
+        let (hl, hr) = (self.height(left), self.height(right));
+        if hl > hr + 1 {
+            let child = self.node(left);
+            if self.height(child.left) < self.height(child.right) {
+                let up = self.rotate_left(left);
+                self.node_mut(at).left = up;
+            }
+            self.rotate_right(at)
+        } else if hr > hl + 1 {
+            let child = self.node(right);
+            if self.height(child.right) < self.height(child.left) {
+                let up = self.rotate_right(right);
+                self.node_mut(at).right = up;
+            }
+            self.rotate_left(at)
+        } else {
+            self.update(at);
+            at
+        }
+    }
+
+    /// Sets the weight of `content` to `weigh(old weight)` (creating it when
+    /// absent), and its fade time when `fade` is `Some`. One descent.
+    fn upsert(
+        &mut self,
+        content: &[u8],
+        fade: Option<i64>,
+        weigh: impl FnOnce(Option<f64>) -> Result<f64, WriteError>,
+    ) -> Result<f64, WriteError> {
+        if content.is_empty() {
+            return Err(WriteError::EmptyContent);
+        }
+        let mut path = Path::new();
+        let mut at = self.root;
+        while at != NIL {
+            let node = self.node(at);
+            let left = match content.cmp(&node.content) {
+                Ordering::Equal => {
+                    let weight = weigh(Some(node.weight))?;
+                    let node = self.node_mut(at);
+                    node.weight = weight;
+                    if let Some(time) = fade {
+                        node.fade = time;
+                        node.flags |= FADES;
+                    }
+                    self.update_upward(at, &path);
+                    return Ok(weight);
+                }
+                Ordering::Less => true,
+                Ordering::Greater => false,
+            };
+            if !path.push(at, left) {
+                return Err(WriteError::Full);
+            }
+            at = if left { node.left } else { node.right };
+        }
+        let weight = weigh(None)?;
+        let content = Content::new(content);
+        let outside = content.block();
+        let mut below = self.push_node(Node::leaf(content, weight, fade))?;
+        self.content_bytes += outside;
+        self.content_blocks += usize::from(outside > 0);
+        for (above, left) in path.upward() {
+            let node = self.node_mut(above);
+            if left {
+                node.left = below;
+            } else {
+                node.right = below;
+            }
+            below = self.balance(above);
+        }
+        self.root = below;
+        Ok(weight)
+    }
+
+    /// Removes the entry `target` names and returns its node.
+    fn remove_target(&mut self, target: Target) -> Option<Node> {
+        let (root, gone) = self.delete(self.root, target)?;
+        self.root = root;
+        let node = self.release(gone)?;
+        let outside = node.content.block();
+        self.content_bytes = self.content_bytes.saturating_sub(outside);
+        self.content_blocks = self.content_blocks.saturating_sub(usize::from(outside > 0));
+        Some(node)
+    }
+
+    /// Unlinks the node `target` names from the subtree `at`: the subtree's
+    /// new root and the unlinked node's index.
+    fn delete(&mut self, at: u32, target: Target) -> Option<(u32, u32)> {
+        if at == NIL {
+            return None;
+        }
+        let node = self.node(at);
+        let (left, right) = (node.left, node.right);
+        let (order, right_target) = match target {
+            Target::Content(content) => (content.cmp(&node.content), target),
+            Target::Rank(rank) => {
+                let below = self.size(left);
+                let next = Target::Rank(rank.wrapping_sub(below + 1));
+                (rank.cmp(&below), next)
+            }
+        };
+        match order {
+            Ordering::Less => {
+                let (below, gone) = self.delete(left, target)?;
+                self.node_mut(at).left = below;
+                Some((self.balance(at), gone))
+            }
+            Ordering::Greater => {
+                let (below, gone) = self.delete(right, right_target)?;
+                self.node_mut(at).right = below;
+                Some((self.balance(at), gone))
+            }
+            Ordering::Equal if left == NIL => Some((right, at)),
+            Ordering::Equal if right == NIL => Some((left, at)),
+            Ordering::Equal => {
+                // The successor takes the node's place.
+                let (rest, next) = self.remove_first(right);
+                let node = self.node_mut(next);
+                node.left = left;
+                node.right = rest;
+                Some((self.balance(next), at))
+            }
+        }
+    }
+
+    /// Unlinks the first node of the non-empty subtree `at`: the subtree's
+    /// new root and the unlinked node.
+    fn remove_first(&mut self, at: u32) -> (u32, u32) {
+        let node = self.node(at);
+        if node.left == NIL {
+            return (node.right, at);
+        }
+        let (rest, first) = self.remove_first(node.left);
+        self.node_mut(at).left = rest;
+        (self.balance(at), first)
+    }
+
+    /// Frees the arena slot of the unlinked node `gone`, moving the last
+    /// node into it, and returns the unlinked node.
+    fn release(&mut self, gone: u32) -> Option<Node> {
+        let last = u32::try_from(self.arena_len().checked_sub(1)?).ok()?;
+        if gone == last {
+            return self.pop_node();
+        }
+        // Whatever links to the last node links to its new slot instead.
+        let key = &self.node(last).content;
+        let mut parent = NIL;
+        let mut at = self.root;
+        while at != last {
+            if at == NIL {
+                // Not in the tree: never, the last node is linked.
+                return None;
+            }
+            parent = at;
+            let node = self.node(at);
+            at = if **key < *node.content {
+                node.left
+            } else {
+                node.right
+            };
+        }
+        if parent == NIL {
+            self.root = gone;
+        } else {
+            let node = self.node_mut(parent);
+            if node.left == last {
+                node.left = gone;
+            } else {
+                node.right = gone;
+            }
+        }
+        let moved = self.pop_node()?;
+        Some(std::mem::replace(self.node_mut(gone), moved))
+    }
+
+    // Searches.
+
+    /// Pushes the entries that start with `prefix` as pieces: the highest
+    /// node among them, then down each side of it the nodes and whole
+    /// subtrees in the range. One descent, O(log M) pieces.
+    fn pieces_under(&self, prefix: &[u8], heap: &mut BinaryHeap<Piece>) {
+        if prefix.is_empty() {
+            self.push_whole(heap, self.root, 0);
+            return;
+        }
+        let (mut at, mut base) = (self.root, 0);
+        let top = loop {
+            if at == NIL {
+                return;
+            }
+            let node = self.node(at);
+            match against_prefix(&node.content, prefix) {
+                Ordering::Less => {
+                    base += self.size(node.left) + 1;
+                    at = node.right;
+                }
+                Ordering::Greater => at = node.left,
+                Ordering::Equal => break node,
+            }
+        };
+        let rank = base + self.size(top.left);
+        push(
+            heap,
+            Piece {
+                weight: top.weight,
+                rank,
+                node: at,
+                whole: false,
+            },
+        );
+        // Left of it, each node is in the range or below it.
+        let (mut at, mut base) = (top.left, base);
+        while at != NIL {
+            let node = self.node(at);
+            let rank = base + self.size(node.left);
+            if node.content.starts_with(prefix) {
+                self.push_whole(heap, node.right, rank + 1);
+                push(
+                    heap,
+                    Piece {
+                        weight: node.weight,
+                        rank,
+                        node: at,
+                        whole: false,
+                    },
+                );
+                at = node.left;
+            } else {
+                base = rank + 1;
+                at = node.right;
+            }
+        }
+        // Right of it, in the range or above it.
+        let (mut at, mut base) = (top.right, rank + 1);
+        while at != NIL {
+            let node = self.node(at);
+            let rank = base + self.size(node.left);
+            if node.content.starts_with(prefix) {
+                self.push_whole(heap, node.left, base);
+                push(
+                    heap,
+                    Piece {
+                        weight: node.weight,
+                        rank,
+                        node: at,
+                        whole: false,
+                    },
+                );
+                base = rank + 1;
+                at = node.right;
+            } else {
+                at = node.left;
+            }
+        }
+    }
+
+    /// Pushes the subtree `at`, whose first rank is `base`, as one piece.
+    fn push_whole(&self, heap: &mut BinaryHeap<Piece>, at: u32, base: u32) {
+        if at != NIL {
+            let node = self.node(at);
+            push(
+                heap,
+                Piece {
+                    weight: node.best,
+                    rank: base,
+                    node: at,
+                    whole: node.size > 1,
+                },
+            );
+        }
+    }
+
+    /// Splits the whole subtree `piece` around its best entry: follows
+    /// where each node says the best is, pushing each node passed and the
+    /// subtree not taken, then the best's own subtrees; returns the best.
+    /// The best is the greatest content of its weight in the subtree, so
+    /// whatever is pushed comes after it.
+    fn split(&self, piece: Piece, heap: &mut BinaryHeap<Piece>) -> u32 {
+        let (mut at, mut base) = (piece.node, piece.rank);
+        loop {
+            let node = self.node(at);
+            let rank = base + self.size(node.left);
+            let here = Piece {
+                weight: node.weight,
+                rank,
+                node: at,
+                whole: false,
+            };
+            match node.flags & BEST_MASK {
+                BEST_LEFT if node.left != NIL => {
+                    push(heap, here);
+                    self.push_whole(heap, node.right, rank + 1);
+                    at = node.left;
+                }
+                BEST_RIGHT if node.right != NIL => {
+                    self.push_whole(heap, node.left, base);
+                    push(heap, here);
+                    base = rank + 1;
+                    at = node.right;
+                }
+                _ => {
+                    self.push_whole(heap, node.left, base);
+                    self.push_whole(heap, node.right, rank + 1);
+                    return at;
+                }
+            }
+        }
+    }
+
+    /// The rank of the entry with the earliest fade time (the first in
+    /// content order among equal times).
+    fn first_fading_rank(&self) -> Option<u32> {
+        let (mut at, mut base) = (self.root, 0);
+        loop {
+            if at == NIL {
+                return None;
+            }
+            let node = self.node(at);
+            if node.flags & ANY_FADES == 0 {
+                return None;
+            }
+            let rank = base + self.size(node.left);
+            match node.flags & FIRST_MASK {
+                FIRST_LEFT => at = node.left,
+                FIRST_RIGHT => {
+                    base = rank + 1;
+                    at = node.right;
+                }
+                _ => return Some(rank),
+            }
+        }
+    }
+}
+
+/// The entries in content order (see [`Suggestions::iter`]).
+#[derive(Clone)]
+pub struct Iter<'a> {
+    tree: &'a Suggestions,
+    /// The nodes still to yield whose left subtrees are done, deepest last.
+    stack: Vec<u32>,
+}
+
+impl Iter<'_> {
+    fn descend(&mut self, mut at: u32) {
+        while at != NIL {
+            self.stack.push(at);
+            at = self.tree.node(at).left;
+        }
+    }
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Entry<'a>;
+
+    fn next(&mut self) -> Option<Entry<'a>> {
+        let at = self.stack.pop()?;
+        let tree: &'a Suggestions = self.tree;
+        let node = tree.node(at);
+        self.descend(node.right);
+        Some((&node.content, node.weight, node.fade_at()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A fixed-seed xorshift: the same operations on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    impl Suggestions {
+        /// Checks every invariant by a walk of the whole tree: order,
+        /// balance, every figure of every node, the arena holding exactly
+        /// the linked nodes, the contents' bytes.
+        fn check(&self) {
+            let mut seen = vec![false; self.arena_len()];
+            let mut last: Option<&[u8]> = None;
+            self.check_at(self.root, &mut seen, &mut last);
+            assert!(seen.iter().all(|&s| s), "a slot not in the tree");
+            assert_eq!(self.len(), self.arena_len());
+            let outside = self.iter().filter(|(c, _, _)| c.len() > INLINE);
+            let bytes: usize = outside.clone().map(|(c, _, _)| block(c.len())).sum();
+            assert_eq!(self.content_bytes, bytes);
+            assert_eq!(self.content_blocks, outside.count());
+            for (index, chunk) in self.chunks.iter().enumerate() {
+                assert!(chunk.len() <= CHUNK && !chunk.is_empty());
+                if index + 1 < self.chunks.len() {
+                    assert_eq!(chunk.len(), CHUNK);
+                }
+            }
+        }
+
+        fn check_at<'a>(&'a self, at: u32, seen: &mut [bool], last: &mut Option<&'a [u8]>) {
+            if at == NIL {
+                return;
+            }
+            assert!(
+                !std::mem::replace(&mut seen[at as usize], true),
+                "node twice"
+            );
+            let node = self.node(at);
+            self.check_at(node.left, seen, last);
+            assert!(!node.content.is_empty());
+            if let Some(before) = *last {
+                assert!(before < &*node.content, "out of order");
+            }
+            *last = Some(&node.content);
+            assert!(!node.weight.is_nan());
+            assert!(node.weight != 0.0 || node.weight.is_sign_positive(), "-0.0");
+            self.check_at(node.right, seen, last);
+            let (hl, hr) = (self.height(node.left), self.height(node.right));
+            assert!(hl.abs_diff(hr) <= 1, "unbalanced");
+            assert_eq!(node.height, hl.max(hr) + 1);
+            assert_eq!(node.size, self.size(node.left) + self.size(node.right) + 1);
+            // The best: the heaviest, the greatest content among equals.
+            let mut candidates = vec![(node.weight, 1u8)];
+            if node.left != NIL {
+                candidates.push((self.node(node.left).best, 0));
+            }
+            if node.right != NIL {
+                candidates.push((self.node(node.right).best, 2));
+            }
+            let &(best, side) = candidates
+                .iter()
+                .max_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                .unwrap();
+            assert_eq!(node.best.to_bits(), best.to_bits());
+            let expected = [BEST_LEFT, BEST_SELF, BEST_RIGHT][side as usize];
+            assert_eq!(node.flags & BEST_MASK, expected);
+            // The earliest fade: the smallest content among equals.
+            let mut fades = Vec::new();
+            if node.left != NIL && self.node(node.left).flags & ANY_FADES != 0 {
+                fades.push((self.node(node.left).first_fade, 0u8));
+            }
+            if let Some(at) = node.fade_at() {
+                fades.push((at, 1));
+            }
+            if node.right != NIL && self.node(node.right).flags & ANY_FADES != 0 {
+                fades.push((self.node(node.right).first_fade, 2));
+            }
+            match fades.iter().min() {
+                None => assert_eq!(node.flags & ANY_FADES, 0),
+                Some(&(first, side)) => {
+                    assert_ne!(node.flags & ANY_FADES, 0);
+                    assert_eq!(node.first_fade, first);
+                    let expected = [FIRST_LEFT, FIRST_SELF, FIRST_RIGHT][side as usize];
+                    assert_eq!(node.flags & FIRST_MASK, expected);
+                }
+            }
+        }
+    }
+
+    fn hints<'a>(tree: &'a Suggestions, prefix: &str, count: usize) -> Vec<(&'a str, f64)> {
+        tree.hint(prefix.as_bytes(), count, 0)
+            .into_iter()
+            .map(|(c, w)| (std::str::from_utf8(c).unwrap(), w))
+            .collect()
+    }
+
+    fn of(entries: &[(&str, f64)]) -> Suggestions {
+        let mut tree = Suggestions::default();
+        for &(content, weight) in entries {
+            tree.set(content.as_bytes(), weight, None).unwrap();
+        }
+        tree.check();
+        tree
+    }
+
+    #[test]
+    fn an_empty_key_hints_nothing() {
+        let mut tree = Suggestions::default();
+        assert!(tree.is_empty());
+        assert_eq!(tree.len(), 0);
+        assert!(tree.hint(b"", 10, 0).is_empty());
+        assert!(tree.hint(b"a", 10, 0).is_empty());
+        assert_eq!(tree.weight(b"a"), None);
+        assert!(!tree.remove(b"a"));
+        assert!(tree.fade(i64::MAX, 10).is_empty());
+        assert_eq!(tree.next_fade(), None);
+        assert_eq!(tree.iter().count(), 0);
+        tree.check();
+    }
+
+    #[test]
+    fn feed_adds_to_the_weight_and_creates_at_the_increment() {
+        let mut tree = Suggestions::default();
+        assert_eq!(tree.feed(b"redis", 1.0, None), Ok(1.0));
+        assert_eq!(tree.feed(b"redis", 2.5, None), Ok(3.5));
+        assert_eq!(tree.feed(b"rust", -2.0, None), Ok(-2.0));
+        assert_eq!(tree.weight(b"redis"), Some(3.5));
+        assert_eq!(tree.weight(b"rust"), Some(-2.0));
+        assert_eq!(tree.weight(b"re"), None);
+        assert_eq!(tree.len(), 2);
+        assert_eq!(tree.set(b"redis", 10.0, None), Ok(10.0));
+        assert_eq!(tree.weight(b"redis"), Some(10.0));
+        assert_eq!(tree.feed(b"", 1.0, None), Err(WriteError::EmptyContent));
+        assert_eq!(tree.set(b"", 1.0, None), Err(WriteError::EmptyContent));
+        tree.check();
+    }
+
+    #[test]
+    fn hints_are_by_weight_then_content_descending() {
+        let tree = of(&[
+            ("apple", 3.0),
+            ("apply", 5.0),
+            ("app", 3.0),
+            ("apricot", 3.0),
+            ("banana", 9.0),
+            ("ap", 1.0),
+        ]);
+        assert_eq!(
+            hints(&tree, "ap", 10),
+            [
+                ("apply", 5.0),
+                ("apricot", 3.0),
+                ("apple", 3.0),
+                ("app", 3.0),
+                ("ap", 1.0)
+            ]
+        );
+        // The prefix itself is an entry, and is hinted.
+        assert_eq!(
+            hints(&tree, "app", 10),
+            [("apply", 5.0), ("apple", 3.0), ("app", 3.0)]
+        );
+        assert_eq!(hints(&tree, "apple", 10), [("apple", 3.0)]);
+        assert_eq!(hints(&tree, "ap", 2), [("apply", 5.0), ("apricot", 3.0)]);
+        assert_eq!(hints(&tree, "", 2), [("banana", 9.0), ("apply", 5.0)]);
+        assert_eq!(hints(&tree, "", 100).len(), 6);
+        assert!(hints(&tree, "ap", 0).is_empty());
+        for none in ["c", "applz", "applesauce", "b2", "0", "\u{ffff}"] {
+            assert!(hints(&tree, none, 10).is_empty(), "{none}");
+        }
+    }
+
+    #[test]
+    fn hints_match_by_characters() {
+        let tree = of(&[
+            ("自动补全", 2.0),
+            ("自动化", 5.0),
+            ("自然", 7.0),
+            ("数据库", 1.0),
+        ]);
+        assert_eq!(
+            hints(&tree, "自", 10),
+            [("自然", 7.0), ("自动化", 5.0), ("自动补全", 2.0)]
+        );
+        assert_eq!(
+            hints(&tree, "自动", 10),
+            [("自动化", 5.0), ("自动补全", 2.0)]
+        );
+        assert_eq!(hints(&tree, "数", 10), [("数据库", 1.0)]);
+        assert!(hints(&tree, "库", 10).is_empty());
+    }
+
+    #[test]
+    fn zero_is_one_zero_and_infinities_are_weights() {
+        let mut tree = Suggestions::default();
+        assert_eq!(tree.set(b"a", -0.0, None), Ok(0.0));
+        assert!(tree.weight(b"a").unwrap().is_sign_positive());
+        assert_eq!(tree.feed(b"b", -0.0, None), Ok(0.0));
+        assert!(tree.weight(b"b").unwrap().is_sign_positive());
+        assert_eq!(tree.feed(b"c", 1.0, None), Ok(1.0));
+        assert_eq!(tree.feed(b"c", -1.0, None), Ok(0.0));
+        // Equal zeros: content descending.
+        assert_eq!(
+            tree.hint(b"", 10, 0),
+            [(&b"c"[..], 0.0), (b"b", 0.0), (b"a", 0.0)]
+        );
+        assert_eq!(tree.feed(b"up", f64::INFINITY, None), Ok(f64::INFINITY));
+        assert_eq!(tree.feed(b"up", 5.0, None), Ok(f64::INFINITY));
+        assert_eq!(
+            tree.set(b"down", f64::NEG_INFINITY, None),
+            Ok(f64::NEG_INFINITY)
+        );
+        assert_eq!(tree.set(b"max", f64::MAX, None), Ok(f64::MAX));
+        let all = tree.hint(b"", 10, 0);
+        assert_eq!(all.first(), Some(&(&b"up"[..], f64::INFINITY)));
+        assert_eq!(all.get(1), Some(&(&b"max"[..], f64::MAX)));
+        assert_eq!(all.last(), Some(&(&b"down"[..], f64::NEG_INFINITY)));
+        tree.check();
+    }
+
+    #[test]
+    fn a_nan_is_refused_and_changes_nothing() {
+        let mut tree = Suggestions::default();
+        tree.feed(b"up", f64::INFINITY, Some(100)).unwrap();
+        assert_eq!(
+            tree.feed(b"up", f64::NEG_INFINITY, Some(7)),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(tree.get(b"up"), Some((f64::INFINITY, Some(100))));
+        assert_eq!(
+            tree.feed(b"up", f64::NAN, None),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(
+            tree.set(b"up", f64::NAN, Some(1)),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(tree.get(b"up"), Some((f64::INFINITY, Some(100))));
+        // Nor is a NaN entry created.
+        assert_eq!(
+            tree.feed(b"new", f64::NAN, None),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(
+            tree.set(b"new", f64::NAN, None),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(tree.weight(b"new"), None);
+        assert_eq!(tree.len(), 1);
+        tree.check();
+    }
+
+    /// A hint's cost is the pieces it pushes: about two a level for each
+    /// entry it gives, whether 10 entries start with the prefix or 100,000.
+    #[test]
+    fn a_hint_costs_log_m_an_entry_however_many_match() {
+        let mut rng = Rng(99);
+        let mut tree = Suggestions::default();
+        for n in 0..100_000 {
+            let w = rng.below(1000) as f64;
+            tree.set(format!("w{n:06}").as_bytes(), w, None).unwrap();
+        }
+        for n in 0..10 {
+            tree.set(format!("x{n}").as_bytes(), n as f64, None)
+                .unwrap();
+        }
+        let height = u64::from(tree.height(tree.root));
+        assert!(height <= 21, "{height}");
+        let pushes = |prefix: &[u8], count: usize| {
+            PUSHES.with(|pushes| pushes.set(0));
+            assert_eq!(tree.hint(prefix, count, 0).len(), count);
+            assert_eq!(tree.count(prefix).min(count), count);
+            PUSHES.with(|pushes| pushes.get())
+        };
+        for count in [1, 10, 100] {
+            // The range: a node and up to two pieces a level down each
+            // side; then each entry: up to two pieces a level.
+            let bound = 1 + 4 * height + count * 2 * height;
+            for prefix in [&b"w"[..], b"x", b"", b"w01", b"w0123"] {
+                if tree.count(prefix) < count as usize {
+                    continue;
+                }
+                let pushed = pushes(prefix, count as usize);
+                assert!(pushed <= bound, "{prefix:?} {count}: {pushed} > {bound}");
+            }
+        }
+        // A scan would visit the 100,000.
+        assert!(pushes(b"w", 10) < 500);
+    }
+
+    #[test]
+    fn removing_the_best_entry_passes_the_lead_on() {
+        let mut tree = Suggestions::default();
+        for n in 0..100 {
+            tree.set(format!("w{n:03}").as_bytes(), n as f64, None)
+                .unwrap();
+        }
+        for n in (0..100).rev() {
+            let best = format!("w{n:03}");
+            assert_eq!(tree.hint(b"w", 1, 0), [(best.as_bytes(), n as f64)]);
+            assert!(tree.remove(best.as_bytes()));
+            assert!(!tree.remove(best.as_bytes()));
+            tree.check();
+        }
+        assert!(tree.is_empty());
+        assert_eq!(tree.memory(), block(size_of::<Suggestions>()));
+    }
+
+    #[test]
+    fn lowering_the_best_weight_passes_the_lead_on() {
+        let mut tree = of(&[("a", 1.0), ("b", 2.0), ("c", 3.0), ("d", 4.0), ("e", 5.0)]);
+        tree.feed(b"e", -10.0, None).unwrap();
+        assert_eq!(hints(&tree, "", 2), [("d", 4.0), ("c", 3.0)]);
+        tree.set(b"a", 4.0, None).unwrap();
+        assert_eq!(hints(&tree, "", 2), [("d", 4.0), ("a", 4.0)]);
+        tree.check();
+    }
+
+    #[test]
+    fn fade_times_follow_the_writes() {
+        let mut tree = Suggestions::default();
+        tree.feed(b"a", 1.0, None).unwrap();
+        assert_eq!(tree.fade_at(b"a"), None);
+        assert_eq!(tree.get(b"a"), Some((1.0, None)));
+        tree.feed(b"a", 1.0, Some(500)).unwrap();
+        assert_eq!(tree.fade_at(b"a"), Some(500));
+        // None keeps it; Some refreshes it, later or earlier.
+        tree.feed(b"a", 1.0, None).unwrap();
+        tree.set(b"a", 9.0, None).unwrap();
+        assert_eq!(tree.get(b"a"), Some((9.0, Some(500))));
+        tree.feed(b"a", 1.0, Some(300)).unwrap();
+        assert_eq!(tree.next_fade(), Some(300));
+        assert!(tree.set_fade(b"a", None));
+        assert_eq!(tree.next_fade(), None);
+        assert!(tree.set_fade(b"a", Some(i64::MIN)));
+        assert_eq!(tree.fade_at(b"a"), Some(i64::MIN));
+        assert!(!tree.set_fade(b"b", Some(1)));
+        assert_eq!(tree.fade_at(b"b"), None);
+        tree.check();
+    }
+
+    #[test]
+    fn faded_entries_are_not_hinted() {
+        let mut tree = Suggestions::default();
+        tree.set(b"aa", 5.0, Some(100)).unwrap();
+        tree.set(b"ab", 4.0, None).unwrap();
+        tree.set(b"ac", 3.0, Some(200)).unwrap();
+        tree.set(b"ad", 2.0, Some(i64::MAX)).unwrap();
+        let at = |now| -> Vec<&[u8]> { tree.hint(b"a", 10, now).iter().map(|h| h.0).collect() };
+        assert_eq!(at(99), [&b"aa"[..], b"ab", b"ac", b"ad"]);
+        assert_eq!(at(100), [&b"ab"[..], b"ac", b"ad"]);
+        assert_eq!(at(200), [&b"ab"[..], b"ad"]);
+        assert_eq!(at(i64::MAX), [&b"ab"[..]]);
+        assert_eq!(tree.hint(b"a", 1, 150), [(&b"ab"[..], 4.0)]);
+        // Faded but not yet removed: still counted, weighed, iterated.
+        assert_eq!(tree.len(), 4);
+    }
+
+    #[test]
+    fn fade_removes_the_earliest_first_up_to_the_limit() {
+        let mut tree = Suggestions::default();
+        tree.set(b"d", 1.0, Some(30)).unwrap();
+        tree.set(b"c", 1.0, Some(10)).unwrap();
+        tree.set(b"b", 1.0, Some(20)).unwrap();
+        tree.set(b"a", 1.0, Some(20)).unwrap();
+        tree.set(b"e", 1.0, None).unwrap();
+        tree.set(b"f", 1.0, Some(i64::MAX)).unwrap();
+        assert_eq!(tree.next_fade(), Some(10));
+        assert!(tree.fade(9, 10).is_empty());
+        assert_eq!(tree.fade(25, 2), [b"c".to_vec(), b"a".to_vec()]);
+        tree.check();
+        assert_eq!(tree.next_fade(), Some(20));
+        assert_eq!(tree.fade(25, 10), [b"b".to_vec()]);
+        assert!(tree.fade(100, 0).is_empty());
+        assert_eq!(tree.fade(100, 10), [b"d".to_vec()]);
+        assert_eq!(tree.next_fade(), Some(i64::MAX));
+        assert_eq!(tree.fade(i64::MAX, 10), [b"f".to_vec()]);
+        assert_eq!(tree.next_fade(), None);
+        assert_eq!(tree.len(), 1);
+        tree.check();
+    }
+
+    #[test]
+    fn iteration_is_in_content_order() {
+        let mut tree = of(&[("b", 2.0), ("a", 1.0), ("c", -0.0)]);
+        tree.set_fade(b"b", Some(7));
+        let all: Vec<_> = tree.iter().collect();
+        assert_eq!(
+            all,
+            [
+                (&b"a"[..], 1.0, None),
+                (b"b", 2.0, Some(7)),
+                (b"c", 0.0, None)
+            ]
+        );
+    }
+
+    fn entries(tree: &Suggestions) -> Vec<(Vec<u8>, f64, Option<i64>)> {
+        tree.iter().map(|(c, w, f)| (c.to_vec(), w, f)).collect()
+    }
+
+    #[test]
+    fn loads_in_any_order() {
+        let mut rng = Rng(7);
+        let mut sorted: Vec<(Vec<u8>, f64, Option<i64>)> = (0..3000)
+            .map(|n| {
+                let fade = (n % 3 == 0).then_some(rng.below(1000) as i64);
+                (
+                    format!("e{n:05}").into_bytes(),
+                    (rng.below(50)) as f64,
+                    fade,
+                )
+            })
+            .collect();
+        let forward = Suggestions::from_entries(sorted.clone()).unwrap();
+        forward.check();
+        assert_eq!(entries(&forward), sorted);
+        let reverse = Suggestions::from_entries(sorted.iter().rev().cloned()).unwrap();
+        reverse.check();
+        assert_eq!(entries(&reverse), sorted);
+        let mut shuffled = sorted.clone();
+        for at in (1..shuffled.len()).rev() {
+            shuffled.swap(at, rng.below(at as u64 + 1) as usize);
+        }
+        let random = Suggestions::from_entries(shuffled).unwrap();
+        random.check();
+        assert_eq!(entries(&random), sorted);
+        assert_eq!(random.hint(b"", 5, 0), forward.hint(b"", 5, 0));
+        assert_eq!(random.memory(), forward.memory());
+        // A loaded key is written to as any other.
+        let mut loaded = random;
+        loaded.feed(b"e00001", 1.0, None).unwrap();
+        loaded.remove(b"e02000");
+        loaded.feed(b"new", 1.0, None).unwrap();
+        loaded.check();
+        sorted.truncate(0);
+        assert!(Suggestions::from_entries(sorted).unwrap().is_empty());
+    }
+
+    #[test]
+    fn loading_refuses_bad_entries() {
+        let good = |c: &str| (c.as_bytes().to_vec(), 1.0, None);
+        let load = |list: Vec<(Vec<u8>, f64, Option<i64>)>| Suggestions::from_entries(list).err();
+        assert_eq!(load(vec![good("a"), good("a")]), Some("repeated content"));
+        assert_eq!(
+            load(vec![good("b"), good("c"), good("a"), good("c")]),
+            Some("repeated content")
+        );
+        assert_eq!(
+            load(vec![good("a"), (Vec::new(), 1.0, None)]),
+            Some("empty content")
+        );
+        assert_eq!(
+            load(vec![good("a"), (b"b".to_vec(), f64::NAN, None)]),
+            Some("weight is not a number")
+        );
+        // -0.0 is loaded as 0.0; infinities as themselves.
+        let tree = Suggestions::from_entries(vec![
+            (b"a".to_vec(), -0.0, None),
+            (b"b".to_vec(), f64::NEG_INFINITY, Some(-5)),
+        ])
+        .unwrap();
+        tree.check();
+        assert_eq!(tree.get(b"b"), Some((f64::NEG_INFINITY, Some(-5))));
+    }
+
+    #[test]
+    fn blocks_are_rounded_to_the_allocators_size_classes() {
+        for (size, class) in [
+            (0, 0),
+            (1, 8),
+            (8, 8),
+            (9, 16),
+            (17, 32),
+            (100, 112),
+            (129, 160),
+            (257, 320),
+            (4097, 5120),
+            (65536, 65536),
+        ] {
+            assert_eq!(block(size), class, "{size}");
+        }
+    }
+
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn memory_counts_every_block() {
+        assert_eq!(size_of::<Content>(), 24);
+        assert_eq!(size_of::<Node>(), 72);
+        assert_eq!(CHUNK, 910);
+        let mut tree = Suggestions::default();
+        let empty = block(size_of::<Suggestions>());
+        assert_eq!(tree.memory(), empty);
+        tree.feed(b"redis", 1.0, None).unwrap();
+        // The list of chunks (4 × 24 bytes), a chunk of 4 nodes (288 bytes)
+        // with the content inside.
+        assert_eq!(tree.memory(), empty + 96 + 320);
+        assert_eq!(tree.allocations(), 2);
+        // 22 bytes fit in the node, 23 take a block.
+        tree.feed("自动补全自动补全".as_bytes(), 1.0, None).unwrap();
+        tree.feed(&[b'x'; 22], 1.0, None).unwrap();
+        assert_eq!(tree.memory(), empty + 96 + 320 + 32);
+        tree.feed(&[b'y'; 23], 1.0, None).unwrap();
+        assert_eq!(tree.memory(), empty + 96 + 320 + 32 + 32);
+        assert_eq!(tree.allocations(), 4);
+        for n in 0..CHUNK + 1 {
+            tree.feed(format!("{n:08}").as_bytes(), 1.0, None).unwrap();
+        }
+        // Two chunks, the second taken whole: 64 KiB each.
+        assert_eq!(tree.chunks.len(), 2);
+        assert_eq!(tree.memory(), empty + 96 + 2 * 65_536 + 32 + 32);
+        // The arena gives memory back as entries go.
+        for n in 0..CHUNK + 1 {
+            tree.remove(format!("{n:08}").as_bytes());
+        }
+        tree.check();
+        assert_eq!(tree.chunks.len(), 1);
+        assert!(
+            tree.memory() <= empty + 96 + 1024 + 32 + 32,
+            "{}",
+            tree.memory()
+        );
+        assert_eq!(tree.allocations(), 1 + 1 + 2);
+    }
+
+    /// Thousands of random operations against a plain map, with every
+    /// invariant checked as they go: short contents from a small alphabet
+    /// with a Chinese character (many share prefixes, many are prefixes of
+    /// others), weights with many ties.
+    #[test]
+    fn matches_a_model() {
+        run_model(0x9e37_79b9_7f4a_7c15, &["a", "b", "c", "中"], 5, 40_000, 0);
+    }
+
+    /// The same, with writes outnumbering removals: a key of a few thousand
+    /// entries, its arena over several chunks.
+    #[test]
+    fn matches_a_model_over_many_chunks() {
+        run_model(
+            0x2545_f491_4f6c_dd1d,
+            &["a", "b", "c", "d", "e", "f", "中", "文"],
+            6,
+            30_000,
+            12,
+        );
+    }
+
+    /// `seed` for the operations; contents of 1 to `longest` of `alphabet`;
+    /// `steps` operations, `writes` / (12 + `writes`) of them extra feeds.
+    fn run_model(seed: u64, alphabet: &[&str], longest: u64, steps: usize, writes: u64) {
+        type Model = BTreeMap<Vec<u8>, (f64, Option<i64>)>;
+        fn expected_hints(
+            model: &Model,
+            prefix: &[u8],
+            count: usize,
+            now: i64,
+        ) -> Vec<(Vec<u8>, f64)> {
+            let mut all: Vec<_> = model
+                .iter()
+                .filter(|(c, (_, f))| c.starts_with(prefix) && !f.is_some_and(|f| f <= now))
+                .map(|(c, (w, _))| (c.clone(), *w))
+                .collect();
+            all.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+            all.truncate(count);
+            all
+        }
+        let weights = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.0,
+            0.5,
+            3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut rng = Rng(seed);
+        let content = |rng: &mut Rng| {
+            let len = 1 + rng.below(longest);
+            (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+                .collect::<String>()
+                .into_bytes()
+        };
+        let mut tree = Suggestions::default();
+        let mut model = Model::new();
+        let mut most = 0;
+        for step in 0..steps {
+            let fade = match rng.below(4) {
+                0 => Some(rng.below(100) as i64),
+                _ => None,
+            };
+            match rng.below(12 + writes) {
+                0..=3 | 12.. => {
+                    let c = content(&mut rng);
+                    let increment = weights[rng.below(weights.len() as u64) as usize];
+                    let got = tree.feed(&c, increment, fade);
+                    let old = model.get(&c).copied();
+                    let sum = old.map_or(0.0, |(w, _)| w) + increment;
+                    if sum.is_nan() {
+                        assert_eq!(got, Err(WriteError::NotANumber));
+                    } else {
+                        let sum = if sum == 0.0 { 0.0 } else { sum };
+                        assert_eq!(got.map(f64::to_bits), Ok(sum.to_bits()));
+                        let fade = fade.or(old.and_then(|(_, f)| f));
+                        model.insert(c, (sum, fade));
+                    }
+                }
+                4 => {
+                    let c = content(&mut rng);
+                    let weight = weights[rng.below(weights.len() as u64) as usize];
+                    let got = tree.set(&c, weight, fade);
+                    if weight.is_nan() {
+                        assert_eq!(got, Err(WriteError::NotANumber));
+                    } else {
+                        let old = model.get(&c).and_then(|&(_, f)| f);
+                        model.insert(c, (weight + 0.0, fade.or(old)));
+                    }
+                }
+                5 => {
+                    let c = content(&mut rng);
+                    assert_eq!(tree.remove(&c), model.remove(&c).is_some());
+                }
+                6 => {
+                    let c = content(&mut rng);
+                    let present = tree.set_fade(&c, fade);
+                    assert_eq!(present, model.contains_key(&c));
+                    if let Some(entry) = model.get_mut(&c) {
+                        entry.1 = fade;
+                    }
+                }
+                7..=9 => {
+                    let mut prefix = content(&mut rng);
+                    prefix.truncate(rng.below(4) as usize);
+                    if std::str::from_utf8(&prefix).is_err() {
+                        // A cut character: byte prefixes still work.
+                        assert!(prefix.len() > 1 || prefix[0] >= 0x80);
+                    }
+                    let count = rng.below(12) as usize;
+                    let now = rng.below(120) as i64 - 10;
+                    let got: Vec<(Vec<u8>, f64)> = tree
+                        .hint(&prefix, count, now)
+                        .into_iter()
+                        .map(|(c, w)| (c.to_vec(), w))
+                        .collect();
+                    assert_eq!(
+                        got,
+                        expected_hints(&model, &prefix, count, now),
+                        "step {step}"
+                    );
+                    let under = model.keys().filter(|c| c.starts_with(&prefix)).count();
+                    assert_eq!(tree.count(&prefix), under);
+                }
+                10 => {
+                    let now = rng.below(100) as i64;
+                    let limit = rng.below(4) as usize;
+                    let mut due: Vec<_> = model
+                        .iter()
+                        .filter_map(|(c, &(_, f))| f.filter(|&f| f <= now).map(|f| (f, c.clone())))
+                        .collect();
+                    due.sort();
+                    due.truncate(limit);
+                    let expected: Vec<Vec<u8>> = due.into_iter().map(|(_, c)| c).collect();
+                    for c in &expected {
+                        model.remove(c);
+                    }
+                    assert_eq!(tree.fade(now, limit), expected, "step {step}");
+                }
+                _ => {
+                    let c = content(&mut rng);
+                    assert_eq!(tree.get(&c), model.get(&c).copied());
+                    let next = model.values().filter_map(|&(_, f)| f).min();
+                    assert_eq!(tree.next_fade(), next);
+                }
+            }
+            assert_eq!(tree.len(), model.len());
+            most = most.max(model.len());
+            if step.is_multiple_of(97) {
+                tree.check();
+                let listed: Vec<_> = tree.iter().map(|(c, w, f)| (c.to_vec(), (w, f))).collect();
+                let modelled: Vec<_> = model.iter().map(|(c, &v)| (c.clone(), v)).collect();
+                assert_eq!(listed, modelled);
+            }
+            if step % 5000 == 4999 {
+                // A save and load round trip, in reverse order.
+                let mut saved = entries(&tree);
+                saved.reverse();
+                tree = Suggestions::from_entries(saved).unwrap();
+                tree.check();
+            }
+        }
+        // Then everything removed, in random order: the arena shrinks
+        // through its chunks.
+        let mut left: Vec<Vec<u8>> = model.keys().cloned().collect();
+        eprintln!(
+            "model run {seed:x}: at most {most} entries, {} at the end",
+            left.len()
+        );
+        while !left.is_empty() {
+            let at = rng.below(left.len() as u64) as usize;
+            let c = left.swap_remove(at);
+            assert!(tree.remove(&c));
+            if left.len().is_multiple_of(97) {
+                tree.check();
+                assert_eq!(tree.len(), left.len());
+            }
+        }
+        assert_eq!(tree.memory(), block(size_of::<Suggestions>()));
+    }
+
+    /// Contents for the measurements: English-like words (letters at their
+    /// English frequencies, 3 to 12 of them) or Chinese phrases (2 to 12
+    /// characters of 3,500, drawn by Zipf's law), with Zipf weights.
+    struct Corpus {
+        rng: Rng,
+        chinese: bool,
+        /// Cumulative weights of the letters or characters.
+        cumulative: Vec<f64>,
+    }
+
+    impl Corpus {
+        fn new(chinese: bool, seed: u64) -> Corpus {
+            let weights: Vec<f64> = if chinese {
+                (0..3500).map(|rank| 1.0 / (rank as f64 + 1.0)).collect()
+            } else {
+                vec![
+                    8.2, 1.5, 2.8, 4.3, 12.7, 2.2, 2.0, 6.1, 7.0, 0.15, 0.77, 4.0, 2.4, 6.7, 7.5,
+                    1.9, 0.095, 6.0, 6.3, 9.1, 2.8, 0.98, 2.4, 0.15, 2.0, 0.074,
+                ]
+            };
+            let mut sum = 0.0;
+            let cumulative = weights
+                .iter()
+                .map(|w| {
+                    sum += w;
+                    sum
+                })
+                .collect();
+            Corpus {
+                rng: Rng(seed),
+                chinese,
+                cumulative,
+            }
+        }
+
+        fn symbol(&mut self) -> char {
+            let total = self.cumulative.last().copied().unwrap_or(1.0);
+            let x = (self.rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+            let rank = self.cumulative.partition_point(|&c| c < x) as u32;
+            if self.chinese {
+                char::from_u32(0x4e00 + rank).unwrap()
+            } else {
+                char::from(b'a' + rank as u8)
+            }
+        }
+
+        fn content(&mut self, chars: Option<u64>) -> Vec<u8> {
+            let len = chars.unwrap_or_else(|| {
+                if self.chinese {
+                    2 + self.rng.below(11)
+                } else {
+                    // 3 to 12, most near 7.
+                    3 + (self.rng.below(6) + self.rng.below(5))
+                }
+            });
+            (0..len)
+                .map(|_| self.symbol())
+                .collect::<String>()
+                .into_bytes()
+        }
+
+        /// A Zipf weight for a key of `m` entries: m / k for k uniform in
+        /// 1..=m, an integer (ties are common, as counts are).
+        fn weight(&mut self, m: u64) -> f64 {
+            (m as f64 / (1 + self.rng.below(m)) as f64).floor()
+        }
+    }
+
+    /// The first `chars` characters of `content`.
+    fn first_chars(content: &[u8], chars: usize) -> &[u8] {
+        let text = std::str::from_utf8(content).unwrap();
+        let end = text
+            .char_indices()
+            .nth(chars)
+            .map_or(text.len(), |(at, _)| at);
+        &content[..end]
+    }
+
+    fn nanos_per(start: std::time::Instant, ops: usize) -> f64 {
+        start.elapsed().as_nanos() as f64 / ops as f64
+    }
+
+    /// The best of three runs of `run` (which does `ops` operations), in
+    /// ns an operation: the machine is shared, the slower runs are noise.
+    fn best_of_3(ops: usize, mut run: impl FnMut()) -> f64 {
+        (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                run();
+                nanos_per(start, ops)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// `cargo test --release --lib autocomplete -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn measure() {
+        use std::hint::black_box;
+        use std::time::Instant;
+        for chinese in [false, true] {
+            for m in [10_000usize, 100_000, 1_000_000] {
+                let mut corpus = Corpus::new(chinese, 0x1234_5678 + m as u64);
+                let mut tree = Suggestions::default();
+                let mut contents = Vec::with_capacity(m);
+                let start = Instant::now();
+                while tree.len() < m {
+                    let c = corpus.content(None);
+                    let w = corpus.weight(m as u64);
+                    if tree.weight(&c).is_none() {
+                        tree.set(&c, w, None).unwrap();
+                        contents.push(c);
+                    }
+                }
+                let build = nanos_per(start, m);
+                tree.check();
+                let kind = if chinese {
+                    "Chinese phrases"
+                } else {
+                    "English-like words"
+                };
+                let bytes: usize = contents.iter().map(Vec::len).sum();
+                println!(
+                    "{kind}, {m} entries ({:.1} bytes each): {:.1} bytes an entry by memory(); \
+                     built by set() at {build:.0} ns an entry",
+                    bytes as f64 / m as f64,
+                    tree.memory() as f64 / m as f64,
+                );
+                // Hints: count 10, prefixes of 1, 2, 4 characters of
+                // random entries.
+                for chars in [1, 2, 4] {
+                    let prefixes: Vec<&[u8]> = (0..1000)
+                        .map(|_| {
+                            let c = &contents[corpus.rng.below(m as u64) as usize];
+                            first_chars(c, chars)
+                        })
+                        .collect();
+                    let under: usize = prefixes.iter().map(|p| tree.count(p)).sum();
+                    let rounds = 30;
+                    let hint = best_of_3(rounds * prefixes.len(), || {
+                        for _ in 0..rounds {
+                            for p in &prefixes {
+                                black_box(tree.hint(black_box(p), 10, 0));
+                            }
+                        }
+                    });
+                    println!(
+                        "  hint, {chars}-char prefix (avg {:.0} entries under it): {hint:.0} ns",
+                        under as f64 / 1000.0,
+                    );
+                }
+                // Feeds of 8-character words: present, then new ones.
+                let present: Vec<Vec<u8>> = contents
+                    .iter()
+                    .filter(|c| std::str::from_utf8(c).unwrap().chars().count() == 8)
+                    .take(10_000)
+                    .cloned()
+                    .collect();
+                let feed_present = best_of_3(present.len(), || {
+                    for c in &present {
+                        black_box(tree.feed(c, 1.0, None).unwrap());
+                    }
+                });
+                let mut fresh: Vec<Vec<u8>> = (0..10_000)
+                    .map(|_| corpus.content(Some(8)))
+                    .filter(|c| tree.weight(c).is_none())
+                    .collect();
+                fresh.sort();
+                fresh.dedup();
+                for at in (1..fresh.len()).rev() {
+                    fresh.swap(at, corpus.rng.below(at as u64 + 1) as usize);
+                }
+                let (mut feed_new, mut remove) = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..3 {
+                    let start = Instant::now();
+                    for c in &fresh {
+                        black_box(tree.feed(c, 1.0, None).unwrap());
+                    }
+                    feed_new = feed_new.min(nanos_per(start, fresh.len()));
+                    let start = Instant::now();
+                    for c in &fresh {
+                        assert!(tree.remove(c));
+                    }
+                    remove = remove.min(nanos_per(start, fresh.len()));
+                }
+                println!(
+                    "  feed of an 8-char entry: present {feed_present:.0} ns, new {feed_new:.0} ns; \
+                     remove {remove:.0} ns"
+                );
+                // Save and load.
+                let start = Instant::now();
+                let saved: Vec<(Vec<u8>, f64, Option<i64>)> =
+                    tree.iter().map(|(c, w, f)| (c.to_vec(), w, f)).collect();
+                let save = nanos_per(start, m);
+                let mut shuffled = saved.clone();
+                let start = Instant::now();
+                let loaded = Suggestions::from_entries(saved).unwrap();
+                let load_sorted = nanos_per(start, m);
+                assert_eq!(loaded.len(), m);
+                drop(loaded);
+                for at in (1..shuffled.len()).rev() {
+                    shuffled.swap(at, corpus.rng.below(at as u64 + 1) as usize);
+                }
+                let start = Instant::now();
+                let loaded = Suggestions::from_entries(shuffled).unwrap();
+                let load_random = nanos_per(start, m);
+                println!(
+                    "  iterate (copying out) {save:.0} ns an entry; from_entries sorted \
+                     {load_sorted:.0} ns, shuffled {load_random:.0} ns an entry; \
+                     loaded: {:.1} bytes an entry",
+                    loaded.memory() as f64 / m as f64
+                );
+                drop(loaded);
+                // Fading: 10% of the entries fade, at random times; all
+                // removed in rounds of 1,000.
+                let fading = m / 10;
+                for _ in 0..fading {
+                    let c = &contents[corpus.rng.below(m as u64) as usize];
+                    tree.set_fade(c, Some(corpus.rng.below(1_000_000) as i64));
+                }
+                let start = Instant::now();
+                let mut faded = 0;
+                loop {
+                    let round = tree.fade(i64::MAX, 1000).len();
+                    if round == 0 {
+                        break;
+                    }
+                    faded += round;
+                }
+                println!(
+                    "  fade: {:.0} ns an entry removed ({faded})",
+                    nanos_per(start, faded)
+                );
+                // What a trie would hold: a node per distinct prefix.
+                let mut nodes = 0usize;
+                let mut first = std::collections::BTreeSet::new();
+                let mut previous: Vec<char> = Vec::new();
+                for (c, _, _) in tree.iter() {
+                    let chars: Vec<char> = std::str::from_utf8(c).unwrap().chars().collect();
+                    let shared = chars
+                        .iter()
+                        .zip(&previous)
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    nodes += chars.len() - shared;
+                    first.insert(chars[0]);
+                    previous = chars;
+                }
+                println!(
+                    "  a character trie: {:.2} nodes an entry, {} children at the root",
+                    nodes as f64 / tree.len() as f64,
+                    first.len()
+                );
+            }
+        }
+    }
+}
