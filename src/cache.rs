@@ -16,9 +16,9 @@ use crate::common::args::{parse_options, single, Arg, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::errors::SYNTAX_ERROR;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind};
-use crate::common::replicate::{self, Word};
-use crate::common::reply::Replied;
+use crate::common::ffi::key::{Field, Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::Replied;
 use crate::common::time::{self, ttl_ms};
 use crate::entry;
 

@@ -19,9 +19,9 @@ use crate::common::command::{
 };
 use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind, OwnedString, Write};
-use crate::common::replicate;
-use crate::common::reply::Replied;
+use crate::common::ffi::key::{Field, Key, Kind, OwnedString, Write};
+use crate::common::ffi::replicate;
+use crate::common::ffi::reply::Replied;
 use crate::entry;
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.

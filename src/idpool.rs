@@ -30,10 +30,10 @@ use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind};
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::{quote, Item, Replied, Reply};
 use crate::common::lease::{self, NO_END};
-use crate::common::replicate::{self, Word};
-use crate::common::reply::{quote, Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{now_ms, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};

@@ -22,15 +22,15 @@ type Allocator = redis_module::alloc::RedisAlloc;
 type Allocator = std::alloc::System;
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
-    common::panic::install_hook();
-    common::panic::guard(Status::Err, || {
+    common::ffi::panic::install_hook();
+    common::ffi::panic::guard(Status::Err, || {
         // The module takes no arguments: a stray one (a typo of another
         // directive, a misplaced path) refuses the load, as the server does
         // for a bad configuration line.
         if let Some(arg) = args.first() {
-            common::panic::log_warning(&format!(
+            common::ffi::panic::log_warning(&format!(
                 "<recipes> refusing to load: unknown module argument '{}' (the module takes none)",
-                common::reply::quote(arg.as_slice())
+                common::ffi::reply::quote(arg.as_slice())
             ));
             return Status::Err;
         }
@@ -77,14 +77,14 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
 /// server events, which Redis 7.0 keeps after a refused load, and `INFO`).
 fn load(ctx: &Context) -> Status {
     if let Err(message) = common::command::check_api() {
-        common::panic::log_warning(&message);
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     let settings = FAMILIES
         .iter()
         .flat_map(|family| family.settings.iter().copied());
-    if let Err(message) = common::config::register(ctx, settings) {
-        common::panic::log_warning(&message);
+    if let Err(message) = common::ffi::config::register(ctx, settings) {
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     for family in FAMILIES.iter() {
@@ -97,11 +97,11 @@ fn load(ctx: &Context) -> Status {
         .flat_map(|family| family.stored)
         .map(|stored| stored.data_type);
     if let Err(message) = common::datatype::create(ctx, types) {
-        common::panic::log_warning(&message);
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
-    common::key::set_options(ctx, common::cluster::server_options(ctx));
+    common::ffi::key::set_options(ctx, common::ffi::cluster::server_options(ctx));
     common::wait::init(ctx, FAMILIES.iter().filter_map(|family| family.waiting));
     let stats = FAMILIES
         .iter()

@@ -25,9 +25,9 @@ use crate::common::command::{
 };
 use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind, OwnedString};
-use crate::common::replicate::{self, Word};
-use crate::common::reply::{Replied, Reply};
+use crate::common::ffi::key::{Key, Kind, OwnedString};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Take, Waitable, Waits};

@@ -21,12 +21,12 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::Arg;
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::config::Setting;
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
-use crate::common::key::Key;
-use crate::common::replicate::{self, Word};
-use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
+use crate::common::ffi::config::Setting;
+use crate::common::ffi::key::Key;
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
 use crate::common::time::now_ms;
 use crate::entry;

@@ -39,10 +39,10 @@ use crate::common::command::{
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind, OwnedString};
+use crate::common::ffi::key::{Key, Kind, OwnedString};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::{Item, Replied, Reply};
 use crate::common::lease::{self, NO_END};
-use crate::common::replicate::{self, Word};
-use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, now_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};

@@ -13,8 +13,8 @@ use std::ptr;
 use redis_module::{raw, Context, Status};
 
 use super::args::{from_argv, Arg};
-use super::panic::guard;
-use super::reply::{self, Replied};
+use super::ffi::panic::guard;
+use super::ffi::reply::{self, Replied};
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.
@@ -429,7 +429,7 @@ pub fn check_api() -> Result<(), String> {
 pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
     for command in commands {
         if let Err(message) = register_one(ctx, command) {
-            super::panic::log_warning(&message);
+            super::ffi::panic::log_warning(&message);
             return Status::Err;
         }
     }

@@ -12,8 +12,8 @@ use std::ptr;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context};
 
-use super::panic::{guard, log_warning};
-use super::replicate::{with_strings, Word};
+use super::ffi::panic::{guard, log_warning};
+use super::ffi::replicate::{with_strings, Word};
 use crate::api;
 
 /// A value the server stores for a module data type.

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use redis_module::raw;
 
-use super::panic::{caught, guard};
+use super::ffi::panic::{caught, guard};
 use crate::api;
 
 /// One figure of the INFO section: a counter (events since the module was

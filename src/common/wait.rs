@@ -52,10 +52,12 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use super::args::{string_bytes, Arg};
-use super::block::{after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist};
-use super::cluster;
-use super::key::{Key, OwnedString};
-use super::panic::guard;
+use super::ffi::block::{
+    after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist,
+};
+use super::ffi::cluster;
+use super::ffi::key::{Key, OwnedString};
+use super::ffi::panic::guard;
 use super::stats::Stat;
 use super::time::now_ms;
 use crate::api;

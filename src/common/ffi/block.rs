@@ -21,7 +21,7 @@ use std::ptr;
 
 use redis_module::{raw, Context, RedisResult, RedisValue};
 
-use super::command::INTERNAL_ERROR;
+use crate::common::command::INTERNAL_ERROR;
 
 use super::panic::guard;
 use super::reply;

@@ -16,10 +16,10 @@ use std::ffi::CStr;
 
 use redis_module::{raw, Context};
 
-use super::args::Arg;
-use super::stats::Stat;
 use super::strings::{create_string, fixed_string, integer_string};
 use crate::api;
+use crate::common::args::Arg;
+use crate::common::stats::Stat;
 
 /// One argument of a replicated command.
 #[derive(Clone, Copy)]
@@ -95,7 +95,7 @@ pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
 
 /// Runs `with` on the server strings of `words` (made for the call where
 /// the word is not one already, freed after).
-pub(super) fn with_strings(
+pub(in crate::common) fn with_strings(
     ctx: *mut raw::RedisModuleCtx,
     words: &[Word],
     with: impl FnOnce(&mut [*mut raw::RedisModuleString]),

@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use redis_module::{raw, Context, RedisError};
 
-use super::args::{parse_i64, string_bytes, Arg};
-use super::datatype::Stored;
-use super::errors::{NOT_AN_INTEGER, NOT_STORED};
 use super::strings::{fixed_string, integer_string};
 use crate::api;
+use crate::common::args::{parse_i64, string_bytes, Arg};
+use crate::common::datatype::Stored;
+use crate::common::errors::{NOT_AN_INTEGER, NOT_STORED};
 
 /// What a key holds, as far as the recipes care.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

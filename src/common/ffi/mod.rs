@@ -1,0 +1,10 @@
+//! The wrappers over the server's module API.
+
+pub mod block;
+pub mod cluster;
+pub mod config;
+pub mod key;
+pub mod panic;
+pub mod replicate;
+pub mod reply;
+pub mod strings;
