@@ -12,10 +12,11 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::errors::SYNTAX_ERROR;
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::reply::Replied;

@@ -13,12 +13,13 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind, OwnedString, Write};
 use crate::common::ffi::replicate;
 use crate::common::ffi::reply::Replied;

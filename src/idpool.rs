@@ -25,11 +25,12 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::reply::{quote, Item, Replied, Reply};

@@ -27,9 +27,10 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, Arg, OptSpec};
+use crate::common::args::{parse_options, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::reply::Replied;

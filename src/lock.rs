@@ -19,12 +19,13 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, token, Arg, OptSpec};
+use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::reply::{Replied, Reply};

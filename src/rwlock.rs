@@ -32,13 +32,14 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, token, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
 use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::reply::{Item, Replied, Reply};

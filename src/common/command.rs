@@ -12,7 +12,7 @@ use std::ptr;
 
 use redis_module::{raw, Context, Status};
 
-use super::args::{from_argv, Arg};
+use super::ffi::args::{from_argv, Arg};
 use super::ffi::panic::guard;
 use super::ffi::reply::{self, Replied};
 

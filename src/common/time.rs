@@ -4,8 +4,9 @@
 
 use redis_module::RedisError;
 
-use super::args::{single, Arg};
+use super::args::single;
 use super::errors;
+use super::ffi::args::Arg;
 use crate::api;
 
 /// The server's wall clock, in Unix milliseconds.

@@ -51,7 +51,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use super::args::{string_bytes, Arg};
+use super::ffi::args::{string_bytes, Arg};
 use super::ffi::block::{
     after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist,
 };

@@ -14,8 +14,8 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError};
 
+use super::args::Arg;
 use crate::api;
-use crate::common::args::Arg;
 
 /// A key whose slot this node does not serve now.
 pub struct Moved;

@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use redis_module::{raw, Context, RedisError};
 
+use super::args::{string_bytes, Arg};
 use super::strings::{fixed_string, integer_string};
 use crate::api;
-use crate::common::args::{parse_i64, string_bytes, Arg};
+use crate::common::args::parse_i64;
 use crate::common::datatype::Stored;
 use crate::common::errors::{NOT_AN_INTEGER, NOT_STORED};
 

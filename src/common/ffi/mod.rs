@@ -1,5 +1,6 @@
 //! The wrappers over the server's module API.
 
+pub mod args;
 pub mod block;
 pub mod cluster;
 pub mod config;

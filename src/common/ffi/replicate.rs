@@ -16,9 +16,9 @@ use std::ffi::CStr;
 
 use redis_module::{raw, Context};
 
+use super::args::Arg;
 use super::strings::{create_string, fixed_string, integer_string};
 use crate::api;
-use crate::common::args::Arg;
 use crate::common::stats::Stat;
 
 /// One argument of a replicated command.
