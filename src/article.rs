@@ -27,7 +27,7 @@ use crate::common::ffi::args::Arg;
 use crate::common::ffi::config::Setting;
 use crate::common::ffi::key::{Field, Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
-use crate::common::ffi::reply::{self, Item, Replied, Reply};
+use crate::common::reply::{self, Item, Replied, Reply};
 use crate::common::time::now_ms;
 use crate::entry;
 

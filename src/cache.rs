@@ -19,7 +19,7 @@ use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
-use crate::common::ffi::reply::Replied;
+use crate::common::reply::Replied;
 use crate::common::time::{self, ttl_ms};
 use crate::entry;
 

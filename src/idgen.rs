@@ -22,7 +22,7 @@ use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind, OwnedString, Write};
 use crate::common::ffi::replicate;
-use crate::common::ffi::reply::Replied;
+use crate::common::reply::Replied;
 use crate::entry;
 
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.

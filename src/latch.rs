@@ -33,7 +33,7 @@ use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
-use crate::common::ffi::reply::Replied;
+use crate::common::reply::Replied;
 use crate::common::stats::Stat;
 use crate::common::time::{self, now_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};

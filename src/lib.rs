@@ -30,7 +30,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         if let Some(arg) = args.first() {
             common::ffi::panic::log_warning(&format!(
                 "<recipes> refusing to load: unknown module argument '{}' (the module takes none)",
-                common::ffi::reply::quote(arg.as_slice())
+                common::reply::quote(arg.as_slice())
             ));
             return Status::Err;
         }

@@ -28,7 +28,7 @@ use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
-use crate::common::ffi::reply::{Replied, Reply};
+use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Take, Waitable, Waits};

@@ -26,7 +26,7 @@ use crate::common::ffi::args::Arg;
 use crate::common::ffi::config::Setting;
 use crate::common::ffi::key::Key;
 use crate::common::ffi::replicate::{self, Word};
-use crate::common::ffi::reply::{Replied, Reply, RECORD_FIELDS};
+use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
 use crate::common::time::now_ms;
 use crate::entry;

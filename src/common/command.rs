@@ -14,7 +14,8 @@ use redis_module::{raw, Context, Status};
 
 use super::ffi::args::{from_argv, Arg};
 use super::ffi::panic::guard;
-use super::ffi::reply::{self, Replied};
+use super::ffi::reply;
+use super::reply::Replied;
 
 /// The signature of every command's behaviour: argv (with the command name at
 /// index 0) in, reply out.

@@ -9,6 +9,7 @@ pub mod errors;
 pub mod family;
 pub mod ffi;
 pub mod lease;
+pub mod reply;
 pub mod stats;
 pub mod time;
 pub mod wait;
