@@ -21,10 +21,10 @@ use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
+use crate::common::config::Setting;
 use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
-use crate::common::ffi::config::Setting;
 use crate::common::ffi::key::{Field, Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{self, Item, Replied, Reply};

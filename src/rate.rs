@@ -20,10 +20,10 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::config::Setting;
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
-use crate::common::ffi::config::Setting;
 use crate::common::ffi::key::Key;
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply, RECORD_FIELDS};

@@ -4,8 +4,8 @@
 //! families; everything else is derived from this.
 
 use super::command::CommandSpec;
+use super::config::Setting;
 use super::datatype::StoredType;
-use super::ffi::config::Setting;
 use super::stats::Stat;
 use super::wait::Watcher;
 

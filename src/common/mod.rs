@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod command;
+pub mod config;
 pub mod datatype;
 pub mod errors;
 pub mod family;

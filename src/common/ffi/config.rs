@@ -1,56 +1,14 @@
-//! The module's settings (`recipes.*`), registered with the server's module
-//! configuration API: read with `CONFIG GET`, changed with `CONFIG SET`,
-//! given in `redis.conf` or with `MODULE LOADEX … CONFIG`. The server checks
-//! each value against the setting's range and answers a bad one with its
-//! usual error, changing nothing. A family declares its settings next to the
-//! code that applies them; `src/lib.rs` lists them once.
-//!
-//! A setting is a cap on what a client's command may write. The commands a
-//! replica applies from its primary, and those a server replays from its
-//! AOF, are held to the widest value of the range instead: they do what the
-//! primary accepted, whatever this server's setting says.
+//! The settings' side in the server: registers each [`Setting`] with the
+//! module configuration API, whose callbacks read and change its value.
 
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_longlong, c_void};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::Ordering;
 
 use redis_module::{raw, Context};
 
 use super::panic::guard;
-use super::replicate;
 use crate::api;
-
-/// A numeric setting, `recipes.<name>`.
-pub struct Setting {
-    /// The name after `recipes.`.
-    pub name: &'static CStr,
-    pub default: i64,
-    pub min: i64,
-    pub max: i64,
-    value: AtomicI64,
-}
-
-impl Setting {
-    pub const fn new(name: &'static CStr, default: i64, min: i64, max: i64) -> Setting {
-        Setting {
-            name,
-            default,
-            min,
-            max,
-            value: AtomicI64::new(default),
-        }
-    }
-
-    /// The cap on the running command: the setting for a client's command,
-    /// the widest value for a primary's command or an AOF replay.
-    pub fn cap(&self, ctx: &Context) -> i64 {
-        if replicate::deciding(ctx) {
-            self.value.load(Ordering::Relaxed)
-        } else {
-            self.max
-        }
-    }
-}
+use crate::common::config::Setting;
 
 /// Registers `settings` and applies the values the server was given for
 /// them (or their defaults). An error says why the module cannot load: a

@@ -1,0 +1,50 @@
+//! The module's settings (`recipes.*`), registered with the server's module
+//! configuration API (`ffi/config.rs`): read with `CONFIG GET`, changed with `CONFIG SET`,
+//! given in `redis.conf` or with `MODULE LOADEX … CONFIG`. The server checks
+//! each value against the setting's range and answers a bad one with its
+//! usual error, changing nothing. A family declares its settings next to the
+//! code that applies them; `src/lib.rs` lists them once.
+//!
+//! A setting is a cap on what a client's command may write. The commands a
+//! replica applies from its primary, and those a server replays from its
+//! AOF, are held to the widest value of the range instead: they do what the
+//! primary accepted, whatever this server's setting says.
+
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use redis_module::Context;
+
+use super::ffi::replicate;
+
+/// A numeric setting, `recipes.<name>`.
+pub struct Setting {
+    /// The name after `recipes.`.
+    pub name: &'static CStr,
+    pub default: i64,
+    pub min: i64,
+    pub max: i64,
+    pub(in crate::common) value: AtomicI64,
+}
+
+impl Setting {
+    pub const fn new(name: &'static CStr, default: i64, min: i64, max: i64) -> Setting {
+        Setting {
+            name,
+            default,
+            min,
+            max,
+            value: AtomicI64::new(default),
+        }
+    }
+
+    /// The cap on the running command: the setting for a client's command,
+    /// the widest value for a primary's command or an AOF replay.
+    pub fn cap(&self, ctx: &Context) -> i64 {
+        if replicate::deciding(ctx) {
+            self.value.load(Ordering::Relaxed)
+        } else {
+            self.max
+        }
+    }
+}
