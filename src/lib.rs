@@ -106,7 +106,7 @@ fn load(ctx: &Context) -> Status {
     let stats = FAMILIES
         .iter()
         .flat_map(|family| family.stats.iter().copied());
-    common::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
+    common::ffi::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
     Status::Ok
 }
 

@@ -8,4 +8,5 @@ pub mod key;
 pub mod panic;
 pub mod replicate;
 pub mod reply;
+pub mod stats;
 pub mod strings;
