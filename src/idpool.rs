@@ -27,10 +27,12 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::lease::{self, NO_END};
@@ -48,7 +50,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static ID_POOL_TYPE: RedisType = RedisType::new(
     "rr-idpool",
     datatype::written::<Pool>(),
-    datatype::methods::<Pool>(),
+    ffi::datatype::methods::<Pool>(),
 );
 
 const TTL: OptSpec = OptSpec::valued("TTL");

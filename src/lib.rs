@@ -96,7 +96,7 @@ fn load(ctx: &Context) -> Status {
         .iter()
         .flat_map(|family| family.stored)
         .map(|stored| stored.data_type);
-    if let Err(message) = common::datatype::create(ctx, types) {
+    if let Err(message) = common::ffi::datatype::create(ctx, types) {
         common::ffi::panic::log_warning(&message);
         return Status::Err;
     }

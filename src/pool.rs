@@ -33,10 +33,12 @@ use crate::common::args::{groups, nonempty, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
 };
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors::{self, NOT_STORED, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::lease::{self, NO_END};
@@ -54,7 +56,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static RESOURCE_POOL_TYPE: RedisType = RedisType::new(
     "rr-rspool",
     datatype::written::<Pool>(),
-    datatype::methods::<Pool>(),
+    ffi::datatype::methods::<Pool>(),
 );
 
 const PX: OptSpec = OptSpec::valued("PX");

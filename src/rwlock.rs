@@ -36,10 +36,12 @@ use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors::{self, NOT_STORED, OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
+use crate::common::ffi;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
 use crate::common::ffi::key::{Key, Kind, OwnedString};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::lease::{self, NO_END};
@@ -57,7 +59,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static RWLOCK_TYPE: RedisType = RedisType::new(
     "rr-rwlock",
     datatype::written::<RwLock>(),
-    datatype::methods::<RwLock>(),
+    ffi::datatype::methods::<RwLock>(),
 );
 
 const PX: OptSpec = OptSpec::valued("PX");

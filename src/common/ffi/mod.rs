@@ -4,6 +4,8 @@ pub mod args;
 pub mod block;
 pub mod cluster;
 pub mod config;
+pub mod datatype;
+pub mod io;
 pub mod key;
 pub mod panic;
 pub mod replicate;

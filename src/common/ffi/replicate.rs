@@ -95,7 +95,7 @@ pub fn effect(ctx: &Context, command: &CStr, words: &[Word]) {
 
 /// Runs `with` on the server strings of `words` (made for the call where
 /// the word is not one already, freed after).
-pub(in crate::common) fn with_strings(
+pub(super) fn with_strings(
     ctx: *mut raw::RedisModuleCtx,
     words: &[Word],
     with: impl FnOnce(&mut [*mut raw::RedisModuleString]),
