@@ -116,9 +116,9 @@ fn count_leases(before: u64, pool: &Pool) {
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
-/// Removes the pool's ended leases (see [`replicate::reclaim_ended`]).
+/// Removes the pool's ended leases (see [`lease::reclaim_ended`]).
 fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Vec<u32> {
-    replicate::reclaim_ended(ctx, Some(&LEASES_RECLAIMED), |freed| {
+    lease::reclaim_ended(ctx, Some(&LEASES_RECLAIMED), |freed| {
         pool.reclaim(now, |id| freed.push(id))
     })
 }

@@ -86,9 +86,9 @@ fn pool_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut Pool>, RedisError> {
 }
 
 /// Moves the pool's ended leases back to the free list (see
-/// [`replicate::reclaim_ended`]; `INFO recipes` counts the ID pools' only).
+/// [`lease::reclaim_ended`]; `INFO recipes` counts the ID pools' only).
 fn reclaim(ctx: &Context, pool: &mut Pool) -> Vec<Box<[u8]>> {
-    replicate::reclaim_ended(ctx, None, |freed| {
+    lease::reclaim_ended(ctx, None, |freed| {
         pool.reclaim(now(), |name| freed.push(name.into()))
     })
 }

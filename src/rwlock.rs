@@ -97,13 +97,13 @@ fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
 }
 
 /// Lets go the holders whose lease ended before `now` (see
-/// [`replicate::reclaim_ended`]).
+/// [`lease::reclaim_ended`]).
 fn reclaim(ctx: &Context, lock: &mut RwLock, now: u64) -> Vec<Box<[u8]>> {
     if lock.first_end().is_none_or(|first| first >= now) {
         // Nothing ended: no need to ask whether this server decides.
         return Vec::new();
     }
-    replicate::reclaim_ended(ctx, None, |freed| {
+    lease::reclaim_ended(ctx, None, |freed| {
         lock.reclaim(now, |token| freed.push(token.into()))
     })
 }
