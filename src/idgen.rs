@@ -20,8 +20,9 @@ use crate::common::command::{
 use crate::common::errors::HASH_NOT_AN_INTEGER;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
-use crate::common::ffi::key::{Field, Key, Kind, OwnedString, Write};
+use crate::common::ffi::key::{Field, Key, Kind, Write};
 use crate::common::ffi::replicate;
+use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::Replied;
 use crate::entry;
 

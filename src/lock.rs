@@ -26,8 +26,9 @@ use crate::common::command::{
 use crate::common::errors::{OVERFLOW, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
-use crate::common::ffi::key::{Key, Kind, OwnedString};
+use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};

@@ -9,6 +9,7 @@ pub mod datatype;
 pub mod errors;
 pub mod family;
 pub mod ffi;
+pub mod fitting;
 pub mod lease;
 pub mod reply;
 pub mod stats;

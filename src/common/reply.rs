@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use redis_module::{RedisError, RedisValue};
 
-use super::ffi::key::OwnedString;
+use super::ffi::strings::OwnedString;
 
 /// The most bytes of client input an error quotes, as the server's own
 /// `ERR unknown command '%.128s'` does.
