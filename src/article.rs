@@ -25,11 +25,11 @@ use crate::common::config::Setting;
 use crate::common::errors::{HASH_NOT_AN_INTEGER, OVERFLOW};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
 use crate::common::ffi::key::{Field, Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::{self, Item, Replied, Reply};
-use crate::common::time::now_ms;
 use crate::entry;
 
 const TITLE: &CStr = c"title";

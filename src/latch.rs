@@ -31,11 +31,12 @@ use crate::common::args::{parse_options, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::stats::Stat;
-use crate::common::time::{self, now_ms};
+use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};
 use crate::entry;
 

@@ -24,11 +24,11 @@ use crate::common::config::Setting;
 use crate::common::errors::{self, SYNTAX_ERROR};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
 use crate::common::ffi::key::Key;
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
-use crate::common::time::now_ms;
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 

@@ -56,11 +56,11 @@ use super::ffi::block::{
     after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist,
 };
 use super::ffi::cluster;
+use super::ffi::context::now_ms;
 use super::ffi::key::Key;
 use super::ffi::panic::guard;
 use super::ffi::strings::OwnedString;
 use super::stats::Stat;
-use super::time::now_ms;
 use crate::api;
 
 /// Which key: the database and the key's name.

@@ -4,6 +4,7 @@ pub mod args;
 pub mod block;
 pub mod cluster;
 pub mod config;
+pub mod context;
 pub mod datatype;
 pub mod io;
 pub mod key;
