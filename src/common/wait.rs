@@ -52,14 +52,13 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use super::ffi::args::{string_bytes, Arg};
-use super::ffi::block::{
-    after_notification, may_block, Parked, ParkedId, Timer, Undelivered, Waitlist,
-};
+use super::ffi::block::{may_block, Parked, ParkedId, Undelivered, Waitlist};
 use super::ffi::cluster;
 use super::ffi::context::now_ms;
 use super::ffi::key::Key;
 use super::ffi::panic::guard;
 use super::ffi::strings::OwnedString;
+use super::ffi::timer::{after_notification, Timer};
 use super::stats::Stat;
 use crate::api;
 

@@ -13,3 +13,4 @@ pub mod replicate;
 pub mod reply;
 pub mod stats;
 pub mod strings;
+pub mod timer;
