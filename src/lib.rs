@@ -76,7 +76,7 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
 /// removes again (see `datatype::create`), then what cannot fail (options,
 /// server events, which Redis 7.0 keeps after a refused load, and `INFO`).
 fn load(ctx: &Context) -> Status {
-    if let Err(message) = common::command::check_api() {
+    if let Err(message) = common::ffi::api::check_api() {
         common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
@@ -88,7 +88,7 @@ fn load(ctx: &Context) -> Status {
         return Status::Err;
     }
     for family in FAMILIES.iter() {
-        if common::command::register(ctx, family.commands) == Status::Err {
+        if common::ffi::command::register(ctx, family.commands) == Status::Err {
             return Status::Err;
         }
     }

@@ -20,7 +20,7 @@ use std::ptr;
 
 use redis_module::{raw, Context, RedisResult, RedisValue};
 
-use crate::common::command::INTERNAL_ERROR;
+use super::dispatch::INTERNAL_ERROR;
 
 use super::panic::guard;
 use super::reply;

@@ -1,11 +1,14 @@
 //! The wrappers over the server's module API.
 
+pub mod api;
 pub mod args;
 pub mod block;
 pub mod cluster;
+pub mod command;
 pub mod config;
 pub mod context;
 pub mod datatype;
+pub mod dispatch;
 pub mod io;
 pub mod key;
 pub mod panic;
