@@ -1,7 +1,7 @@
 //! Expiry options read with Redis's rules, and sums of times. Times are
-//! absolute Unix milliseconds from the primary's clock
-//! ([`now_ms`](super::ffi::context::now_ms)), so the effects the module
-//! replicates (`PXAT`, `PEXPIREAT`) mean the same on every replica.
+//! absolute Unix milliseconds from the primary's clock ([`now_ms`]), so the
+//! effects the module replicates (`PXAT`, `PEXPIREAT`) mean the same on
+//! every replica.
 
 use redis_module::RedisError;
 

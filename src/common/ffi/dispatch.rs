@@ -1,7 +1,7 @@
-//! The way into every command: the `extern "C"` entry point [`entry!`]
-//! makes for a handler, and [`dispatch`], which runs the handler and sends
-//! its reply under the panic guard, or answers the server's key-position
-//! request from the command's key specs.
+//! The way into every command: the `extern "C"` entry point
+//! [`entry!`](crate::entry) makes for a handler, and [`dispatch`], which runs
+//! the handler and sends its reply under the panic guard, or answers the
+//! server's key-position request from the command's key specs.
 
 use std::os::raw::c_int;
 
