@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod datatype;
 pub mod dispatch;
+pub mod events;
 pub mod io;
 pub mod key;
 pub mod panic;

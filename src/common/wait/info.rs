@@ -1,0 +1,26 @@
+//! The wait queues' `INFO recipes` figures: keys with waiters per family,
+//! and the clients waiting in all.
+
+use std::ffi::CStr;
+
+use super::events::watchers;
+use super::waitable::Waitable;
+
+pub fn figures<F: Waitable>() -> (&'static CStr, usize, usize) {
+    let book = F::waits().lock();
+    (F::KEYS_WAITED_ON, book.queues.len(), book.places.len())
+}
+
+/// Keys with waiters per family, then the clients waiting in all, for
+/// `INFO recipes`.
+pub fn figures_all() -> Vec<(&'static CStr, i64)> {
+    let mut clients = 0;
+    let mut figures = Vec::new();
+    for watcher in watchers() {
+        let (name, keys, waiting) = (watcher.figures)();
+        figures.push((name, keys as i64));
+        clients += waiting;
+    }
+    figures.push((c"clients_waiting", clients as i64));
+    figures
+}
