@@ -286,7 +286,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let ttl = parse_ttl("idpool.next", single(ttl))?;
     let wait = wait::parse_wait("idpool.next", single(wait))?;
     // An ID freed while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, TakenFor::Command)? {
@@ -297,7 +297,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let Some(wait) = wait else {
         return Ok(RedisValue::Null.into());
     };
-    Ok(wait::park::<IdPools>(ctx, name.as_bytes(), None, Request { ttl }, wait, next).into())
+    Ok(wait::park::<IdPools>(ctx, name.as_bytes(), (), Request { ttl }, wait, next).into())
 }
 
 /// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
@@ -326,7 +326,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         key.written(EVENT_CLASS, c"idpool.release");
     }
     if released || reclaimed {
-        wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
+        wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), key, Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
@@ -378,7 +378,7 @@ fn resize<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
     // A larger pool has IDs for the clients waiting.
-    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 

@@ -181,7 +181,7 @@ fn countdown<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         left
     };
     if left == 0 {
-        wait::serve_waiters::<Latches>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Latches>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(left).into())
 }
@@ -203,10 +203,7 @@ fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     // Looked at again soon: a plain string command may open it.
     let again = now_ms().saturating_add(poll_ms(WAITS.keys() + 1));
-    // The key read is closed before parking (settling the queue may read it
-    // again); no key opened to write is left open.
-    drop(key);
-    Ok(wait::park::<Latches>(ctx, name.as_bytes(), [], (), ms, Some(again)).into())
+    Ok(wait::park::<Latches>(ctx, name.as_bytes(), key, (), ms, Some(again)).into())
 }
 
 /// `LATCH.COUNT key` → the count (0 for a missing key: an open latch).

@@ -147,7 +147,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
 
     // A lock that came free while clients wait belongs to the oldest of them
     // (it freed by expiry: a delete would have scheduled a check already).
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
 
     let mut lock = Key::write(ctx, *name);
     let mut fence_key = fence.map(|fence| Key::write(ctx, fence));
@@ -180,15 +180,10 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 fence: fence.map(|fence| fence.as_bytes().to_vec()),
             };
             let next = lock.expire_at().map(|at| at.saturating_add(1));
-            Ok(wait::park::<Locks>(
-                ctx,
-                name.as_bytes(),
-                fence_key.into_iter().chain([lock]),
-                request,
-                wait,
-                next,
+            Ok(
+                wait::park::<Locks>(ctx, name.as_bytes(), (fence_key, lock), request, wait, next)
+                    .into(),
             )
-            .into())
         }
     }
 }
@@ -278,7 +273,7 @@ fn release_if<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
         held
     };
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Release);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Release);
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
 
@@ -315,7 +310,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         at.is_some()
     };
     // Waiters' timer follows the new expiry.
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 

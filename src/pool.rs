@@ -243,7 +243,7 @@ fn add<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         added
     };
     if added > 0 {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(added as i64).into())
 }
@@ -288,7 +288,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let lease = time::lease("pool.acquire", px, ex)?;
     let wait = wait::parse_wait("pool.acquire", single(wait))?;
     // What came free while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match take(ctx, &mut key, owner, lease, TakenFor::Command)? {
@@ -303,7 +303,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         owner: owner.to_vec(),
         lease,
     };
-    Ok(wait::park::<Pools>(ctx, name.as_bytes(), None, request, wait, next).into())
+    Ok(wait::park::<Pools>(ctx, name.as_bytes(), (), request, wait, next).into())
 }
 
 /// `POOL.RELEASE key resource owner` → 1 when `owner` held it (it is free
@@ -337,7 +337,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let (released, reclaimed) = released;
     if released || reclaimed {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }

@@ -361,7 +361,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         ));
     }
     // What came free while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Expiry);
     let others_wait = wait::waiting_on::<RwLocks>(ctx, name.as_bytes()) > 0;
     let asked = Asked { mode, lease };
     let mut key = Key::write(ctx, *name);
@@ -374,7 +374,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         Take::Got((reply, decision)) => {
             if decision == Decision::Downgrade {
                 // The readers at the head of the queue may join it now.
-                let open = fence_key.into_iter().chain([key]);
+                let open = (fence_key, key);
                 wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), open, Cause::Release);
             }
             return Ok(reply.into());
@@ -389,7 +389,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         asked,
         fence: fence.map(|fence| fence.as_bytes().to_vec()),
     };
-    let open = fence_key.into_iter().chain([key]);
+    let open = (fence_key, key);
     Ok(wait::park::<RwLocks>(ctx, name.as_bytes(), open, request, wait, next).into())
 }
 
@@ -428,7 +428,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         (released, released || reclaimed)
     };
     if changed {
-        wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
@@ -478,7 +478,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         until.is_some()
     };
     // The waiters' timer follows the new lease ends.
-    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 

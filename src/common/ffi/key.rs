@@ -447,6 +447,40 @@ impl<M> Drop for Key<'_, M> {
     }
 }
 
+/// Keys a command hands over to be closed, by value, so that it cannot use
+/// them after: a [`Key`] opened to read or to write, an `Option` of one, a
+/// pair, or `()` for none. The wait queues take them before serving or
+/// parking, which may open the same keys again.
+pub trait OpenKeys {
+    /// Closes them, in order: a key written is signalled as it closes.
+    fn close(self);
+}
+
+impl<M> OpenKeys for Key<'_, M> {
+    fn close(self) {
+        drop(self);
+    }
+}
+
+impl<K: OpenKeys> OpenKeys for Option<K> {
+    fn close(self) {
+        if let Some(keys) = self {
+            keys.close();
+        }
+    }
+}
+
+impl<A: OpenKeys, B: OpenKeys> OpenKeys for (A, B) {
+    fn close(self) {
+        self.0.close();
+        self.1.close();
+    }
+}
+
+impl OpenKeys for () {
+    fn close(self) {}
+}
+
 /// A hash field name: a command argument, or one fixed by the module.
 #[derive(Clone, Copy)]
 pub enum Field<'f> {

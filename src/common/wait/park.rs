@@ -15,7 +15,7 @@ use super::waitable::{Event, Waitable};
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::block::{may_block, Parked, ParkedId, Waitlist};
 use crate::common::ffi::context::now_ms;
-use crate::common::ffi::key::Key;
+use crate::common::ffi::key::OpenKeys;
 
 /// A `WAIT ms` option: a positive number of milliseconds that, added to
 /// now, stays representable.
@@ -33,17 +33,18 @@ pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisE
 /// (the caller checked it is positive and representable) and answers
 /// `NoReply`; nil when the client may not block (MULTI, scripts). `next`:
 /// when something may free up by itself (a lease's end), as in
-/// [`Offer::Busy`](super::Offer::Busy). `open`: every key the command still holds, closed
-/// here first (settling the queue may open them again).
-pub fn park<'k, F: Waitable>(
+/// [`Offer::Busy`](super::Offer::Busy). `open`: every key the command still
+/// holds, handed over and closed here first (settling the queue may open them
+/// again).
+pub fn park<F: Waitable>(
     ctx: &Context,
     name: &[u8],
-    open: impl IntoIterator<Item = Key<'k>>,
+    open: impl OpenKeys,
     request: F::Request,
     wait: i64,
     next: Option<i64>,
 ) -> RedisValue {
-    open.into_iter().for_each(drop);
+    open.close();
     if !may_block(ctx) {
         return RedisValue::Null;
     }

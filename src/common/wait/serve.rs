@@ -13,7 +13,7 @@ use crate::common::ffi::args::Arg;
 use crate::common::ffi::block::Undelivered;
 use crate::common::ffi::cluster;
 use crate::common::ffi::context::{now_ms, writes, Writes};
-use crate::common::ffi::key::Key;
+use crate::common::ffi::key::OpenKeys;
 use crate::common::ffi::strings::OwnedString;
 use crate::common::ffi::timer::Timer;
 
@@ -25,15 +25,10 @@ impl<F: Waitable> Serve for F {
 
 /// Serves `name`'s queue if it has one (cheap when nobody waits anywhere in
 /// the family). `cause`: what may have freed something. `open`: every key
-/// the command still holds, closed here first (serving opens them again);
-/// `None` when it holds none.
-pub fn serve_waiters<'k, F: Waitable>(
-    ctx: &Context,
-    name: &[u8],
-    open: impl IntoIterator<Item = Key<'k>>,
-    cause: Cause,
-) {
-    open.into_iter().for_each(drop);
+/// the command still holds, handed over and closed here first (serving opens
+/// them again); `()` when it holds none.
+pub fn serve_waiters<F: Waitable>(ctx: &Context, name: &[u8], open: impl OpenKeys, cause: Cause) {
+    open.close();
     let waits = F::waits();
     if waits.idle() {
         return;
@@ -193,6 +188,6 @@ fn revoke<F: Waitable>(ctx: &Context, (id, grant): (KeyId, F::Grant)) {
         return;
     }
     if F::revoke(ctx, name.as_arg(), &grant) {
-        serve_waiters::<F>(ctx, &id.1, None, Cause::Release);
+        serve_waiters::<F>(ctx, &id.1, (), Cause::Release);
     }
 }
