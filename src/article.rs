@@ -12,6 +12,8 @@
 //! `SETSLUG`, `VIEW` and `DELETE` follow from the stored hashes alone and go
 //! verbatim.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 

@@ -6,6 +6,8 @@
 //! A JSON value is a plain string holding the document minified (numbers kept
 //! exactly as written, object keys in their order), so `GET` still reads it.
 
+#![forbid(unsafe_code)]
+
 mod json;
 
 use std::os::raw::c_int;

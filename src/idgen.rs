@@ -9,6 +9,8 @@
 //! alone, so a replica or an AOF replay running the same command reaches the
 //! same value, as for `INCR`.
 
+#![forbid(unsafe_code)]
+
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};

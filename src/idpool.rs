@@ -16,6 +16,8 @@
 //! keys that expire, only the primary removes ended leases (when a write
 //! touches the pool) and replicates the removal.
 
+#![forbid(unsafe_code)]
+
 mod pool;
 mod tree;
 

@@ -22,6 +22,8 @@
 //! Replication: verbatim, but for `LATCH.SET … PX|EX`, whose TTL starts at
 //! this server's clock: sent as `SET key count PXAT at`.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 

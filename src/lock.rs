@@ -14,6 +14,8 @@
 //! hand-off does not wait for the server's expire cycle); the oldest waiter
 //! then gets it as the acquisition it asked for.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 

@@ -21,6 +21,8 @@
 //! lease ends (`at`, 0 for never). As with keys that expire, only the
 //! primary reclaims ended leases, and replicates that.
 
+#![forbid(unsafe_code)]
+
 mod resources;
 
 use std::ffi::CStr;

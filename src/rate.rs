@@ -13,6 +13,8 @@
 //! (one entry to append, not the whole window). A refused action changes
 //! nothing and sends nothing. `RATE.RESET` goes verbatim.
 
+#![forbid(unsafe_code)]
+
 mod decide;
 
 use std::os::raw::c_int;

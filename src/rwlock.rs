@@ -24,6 +24,8 @@
 //! server alike. As with keys that expire, only the primary reclaims ended
 //! leases, and replicates that.
 
+#![forbid(unsafe_code)]
+
 mod state;
 
 use std::ffi::CStr;

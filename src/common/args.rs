@@ -3,6 +3,8 @@
 //! case-insensitive, may come in any order after the required arguments, and
 //! may each appear once.
 
+#![forbid(unsafe_code)]
+
 use redis_module::RedisError;
 
 use super::errors::{NOT_AN_INTEGER, SYNTAX_ERROR};

@@ -4,6 +4,8 @@
 //! server is told about them in `ffi/command.rs`; every call goes through
 //! `ffi/dispatch.rs`.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 

@@ -10,6 +10,8 @@
 //! AOF, are held to the widest value of the range instead: they do what the
 //! primary accepted, whatever this server's setting says.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
 

@@ -4,6 +4,8 @@
 //! this build does not read. The server's callbacks around it are
 //! `ffi/datatype.rs`, on the handles of `ffi/io.rs`.
 
+#![forbid(unsafe_code)]
+
 use redis_module::native_types::RedisType;
 
 use super::ffi::io::{Digest, Reader, Rewrite, Writer};

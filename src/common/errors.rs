@@ -3,6 +3,8 @@
 //! `docs/errors.md`; clients (the Python package's exception classes) follow
 //! that list.
 
+#![forbid(unsafe_code)]
+
 use redis_module::RedisError;
 
 /// An unknown, repeated or incomplete option: the server's own text.

@@ -3,6 +3,8 @@
 //! writing a string value of another length (`ffi/key.rs`). Pure: a model of
 //! the server's string growth, unit-tested here.
 
+#![forbid(unsafe_code)]
+
 /// The most room the server adds to a string it grows past its room
 /// (`SDS_MAX_PREALLOC`): below it, the string gets twice the length asked.
 const GREEDY_LIMIT: usize = 1 << 20;

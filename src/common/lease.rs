@@ -1,6 +1,8 @@
 //! A lease's end, as the pools (IDPOOL, POOL, RWLOCK) store it, carry it in
 //! their effects and show it, and the ended leases a write reclaims.
 
+#![forbid(unsafe_code)]
+
 use redis_module::{Context, RedisError};
 
 use super::ffi::replicate::deciding;

@@ -1,6 +1,8 @@
 //! What a command answers ([`Reply`]), and client text quoted in an error
 //! or status line ([`quote`]). `ffi/reply.rs` sends it.
 
+#![forbid(unsafe_code)]
+
 use std::fmt::Write;
 
 use redis_module::{RedisError, RedisValue};

@@ -7,6 +7,8 @@
 //! command filter, which runs on every command of every application sharing
 //! the server.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
 

@@ -3,6 +3,8 @@
 //! effects the module replicates (`PXAT`, `PEXPIREAT`) mean the same on
 //! every replica.
 
+#![forbid(unsafe_code)]
+
 use redis_module::RedisError;
 
 use super::args::single;

@@ -2,6 +2,8 @@
 //! its own database's keys; a timer, job or event callback selects the
 //! queue's database before opening its key.
 
+#![forbid(unsafe_code)]
+
 use std::os::raw::c_int;
 
 use redis_module::Context;

@@ -4,6 +4,8 @@
 //! Keyspace events are watched only once some client has waited, so a
 //! server that never uses WAIT pays nothing for them.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;

@@ -1,6 +1,8 @@
 //! The wait queues' `INFO recipes` figures: keys with waiters per family,
 //! and the clients waiting in all.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 
 use super::events::watchers;

@@ -50,6 +50,8 @@
 //! is looked at), `pause.rs` (while writes are paused), `events.rs` (the
 //! keyspace and server events watched) and `info.rs` (`INFO` figures).
 
+#![forbid(unsafe_code)]
+
 mod db;
 mod events;
 mod info;

@@ -2,6 +2,8 @@
 //! it when the server ends its wait first (disconnected, killed,
 //! unblocked).
 
+#![forbid(unsafe_code)]
+
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 

@@ -2,6 +2,8 @@
 //! a shutdown waiting for its replicas, loading): the work put off until
 //! writes resume, and a queue's waits answered at their deadlines meanwhile.
 
+#![forbid(unsafe_code)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 

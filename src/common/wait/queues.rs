@@ -2,6 +2,8 @@
 //! in arrival order and by deadline, the timer it is due at and the check
 //! it is due for; and where each parked client waits.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};

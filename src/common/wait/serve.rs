@@ -2,6 +2,8 @@
 //! holds goes to the oldest waiters while the family grants; a grant whose
 //! reply never reached its waiter is given back.
 
+#![forbid(unsafe_code)]
+
 use redis_module::{Context, RedisValue};
 
 use super::db::{self, key_id, KeyId};

@@ -3,6 +3,8 @@
 //! may have something to hand out (a post-notification job where the server
 //! has them, else a timer due now).
 
+#![forbid(unsafe_code)]
+
 use redis_module::Context;
 
 use super::db::KeyId;

@@ -2,6 +2,8 @@
 //! and what they exchange: the offer of a key to a waiter, what a take
 //! found, whom it is for, and the events the family counts.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 
 use redis_module::{Context, RedisError, RedisValue};
