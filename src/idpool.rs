@@ -231,7 +231,7 @@ pub struct Handed {
     expiry: u64,
 }
 
-/// IDPOOL's waits (see `common/wait.rs`).
+/// IDPOOL's waits (see `common/wait/`).
 pub struct IdPools;
 
 static WAITS: Waits<Request> = Waits::new();

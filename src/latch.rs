@@ -7,7 +7,7 @@
 //! `RCountDownLatch` that was never set, or has counted down, counts 0 and
 //! lets waiters through), and `LATCH.SET` can arm it again.
 //!
-//! Waiting (`LATCH.WAIT key ms`, `common/wait.rs`): a waiter is answered 1
+//! Waiting (`LATCH.WAIT key ms`, `common/wait/`): a waiter is answered 1
 //! when the latch opens — counted down to 0 (inside `LATCH.COUNTDOWN`),
 //! written to 0 or below by a plain string command (`SET key 0`, `DECR`,
 //! `DECRBY`, `INCRBY key -1`, …; seen within 10 ms, as the latch is looked
@@ -72,7 +72,7 @@ fn poll_ms(keys: usize) -> i64 {
 const POLL_MS: i64 = 10;
 const POLLED_AT_ONCE: usize = 100;
 
-/// LATCH's waits (see `common/wait.rs`): a waiter takes nothing, it is
+/// LATCH's waits (see `common/wait/`): a waiter takes nothing, it is
 /// answered once the latch is open.
 pub struct Latches;
 

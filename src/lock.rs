@@ -7,7 +7,7 @@
 //! is a counter key (what `INCR` makes) incremented on every acquisition.
 //!
 //! Waiting: a client that `LOCK.ACQUIRE … WAIT ms` finds the lock held is
-//! parked in that lock's queue (`common/wait.rs`, first come, first served).
+//! parked in that lock's queue (`common/wait/`, first come, first served).
 //! The lock may come free by `LOCK.RELEASEIF` (served at once, inside the
 //! release), by anything else deleting, renaming or moving it (keyspace
 //! events), or by its TTL running out (a timer at the expiry time, so the
@@ -58,7 +58,7 @@ pub struct Handed {
     expire_at: Option<i64>,
 }
 
-/// LOCK's waits (see `common/wait.rs`).
+/// LOCK's waits (see `common/wait/`).
 pub struct Locks;
 
 static WAITS: Waits<Request> = Waits::new();

@@ -7,7 +7,7 @@
 //! deleted, as the server deletes an empty set; a missing key is an empty
 //! pool, which a client may wait on until resources are added.
 //!
-//! Waiting (`POOL.ACQUIRE … WAIT ms`, `common/wait.rs`): the oldest waiter
+//! Waiting (`POOL.ACQUIRE … WAIT ms`, `common/wait/`): the oldest waiter
 //! is handed a resource when one is released (inside `POOL.RELEASE`), added
 //! (inside `POOL.ADD`), when a lease ends (a timer at that time), or when
 //! anything else replaces the key (`RESTORE`, `RENAME`, …).
@@ -165,7 +165,7 @@ pub struct Handed {
     owner: Vec<u8>,
 }
 
-/// POOL's waits (see `common/wait.rs`).
+/// POOL's waits (see `common/wait/`).
 pub struct Pools;
 
 static WAITS: Waits<Request> = Waits::new();

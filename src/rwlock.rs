@@ -8,7 +8,7 @@
 //! all died goes by itself.
 //!
 //! Fairness: a client that finds the lock taken, or finds clients already
-//! waiting, waits (`… WAIT ms`) in the key's queue (`common/wait.rs`). The
+//! waiting, waits (`… WAIT ms`) in the key's queue (`common/wait/`). The
 //! oldest waiter is served first; readers at the head of the queue are
 //! admitted together, and a writer at the head holds back every reader that
 //! came after it, so a stream of readers never starves a writer. Waiters
@@ -273,7 +273,7 @@ pub struct Handed {
     until: Option<u64>,
 }
 
-/// RWLOCK's waits (see `common/wait.rs`).
+/// RWLOCK's waits (see `common/wait/`).
 pub struct RwLocks;
 
 static WAITS: Waits<Request> = Waits::new();

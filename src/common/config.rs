@@ -1,9 +1,10 @@
 //! The module's settings (`recipes.*`), registered with the server's module
-//! configuration API (`ffi/config.rs`): read with `CONFIG GET`, changed with `CONFIG SET`,
-//! given in `redis.conf` or with `MODULE LOADEX … CONFIG`. The server checks
-//! each value against the setting's range and answers a bad one with its
-//! usual error, changing nothing. A family declares its settings next to the
-//! code that applies them; `src/lib.rs` lists them once.
+//! configuration API (`ffi/config.rs`): read with `CONFIG GET`, changed with
+//! `CONFIG SET`, given in `redis.conf` or with `MODULE LOADEX … CONFIG`. The
+//! server checks each value against the setting's range and answers a bad
+//! one with its usual error, changing nothing. A family declares its
+//! settings next to the code that applies them; `src/lib.rs` lists them
+//! once.
 //!
 //! A setting is a cap on what a client's command may write. The commands a
 //! replica applies from its primary, and those a server replays from its

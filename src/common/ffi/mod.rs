@@ -1,4 +1,8 @@
-//! The wrappers over the server's module API.
+//! The wrappers over the server's module API: key handles, server strings,
+//! replies, blocked clients, timers, data-type callbacks, event
+//! subscriptions, replication, and the registration of commands, settings
+//! and `INFO`. The only modules with `unsafe` (each block with its `SAFETY:`
+//! note); the rest of `common/` and every family use them from safe Rust.
 
 pub mod api;
 pub mod args;

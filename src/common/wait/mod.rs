@@ -3,10 +3,10 @@
 //! offers `… WAIT ms`.
 //!
 //! A client that finds nothing to take is parked in its key's queue, in
-//! arrival order. Whenever the key may have something to hand out, `serve`
-//! (`serve.rs`) offers it to the oldest waiter whose wait has not run out (the family's
-//! [`Waitable::offer`] takes it as that waiter's command would, and replicates
-//! it as its effect), and answers that waiter:
+//! arrival order. Whenever the key may have something to hand out,
+//! `serve.rs` offers it to the oldest waiter whose wait has not run out (the
+//! family's [`Waitable::offer`] takes it as that waiter's command would, and
+//! replicates it as its effect), and answers that waiter:
 //! - freed by one of the family's commands (release, add, grow): the command
 //!   calls [`serve_waiters`] itself, inside its own atomic unit;
 //! - deleted, renamed, moved, restored, evicted or expired by anything else
@@ -22,8 +22,8 @@
 //!
 //! The same timer ends waits whose time ran out (null reply; a family whose
 //! waiters take nothing answers from what the key holds then, see
-//! `at_deadline` in `serve.rs`). Waits are kept here, not by the server's blocking
-//! timeout, so a wait is either granted or timed out, never both.
+//! `at_deadline` in `serve.rs`). Waits are kept here, not by the server's
+//! blocking timeout, so a wait is either granted or timed out, never both.
 //!
 //! What the server allows decides when a queue is served (`pause.rs`), for
 //! a family whose grants write ([`Waitable::WRITES`]; a latch's waiters take
