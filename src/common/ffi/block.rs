@@ -21,7 +21,6 @@ use std::ptr;
 use redis_module::{raw, Context, RedisResult, RedisValue};
 
 use super::dispatch::INTERNAL_ERROR;
-
 use super::panic::guard;
 use super::reply;
 use crate::api;

@@ -26,6 +26,8 @@ pub struct Watcher {
     pub(super) figures: fn() -> (&'static CStr, usize, usize),
 }
 
+/// Key `name` changed: its queue in family `F`, if it has one, is checked
+/// soon.
 pub fn key_changed<F: Waitable>(ctx: &Context, name: &[u8], cause: Cause) {
     if F::waits().idle() {
         return;
@@ -36,6 +38,8 @@ pub fn key_changed<F: Waitable>(ctx: &Context, name: &[u8], cause: Cause) {
     }
 }
 
+/// Keys changed without per-key events: every queue of family `F` is
+/// checked soon.
 pub fn all_changed<F: Waitable>(ctx: &Context) {
     let ids: Vec<KeyId> = F::waits().lock().queues.keys().cloned().collect();
     for id in ids {

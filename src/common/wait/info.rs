@@ -8,6 +8,8 @@ use std::ffi::CStr;
 use super::events::watchers;
 use super::waitable::Waitable;
 
+/// Family `F`'s figures: its `INFO` name for keys with waiters, their
+/// count, and the clients waiting on them.
 pub fn figures<F: Waitable>() -> (&'static CStr, usize, usize) {
     let book = F::waits().lock();
     (F::KEYS_WAITED_ON, book.queues.len(), book.places.len())
