@@ -12,22 +12,26 @@
 //! `SETSLUG`, `VIEW` and `DELETE` follow from the stored hashes alone and go
 //! verbatim.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::config::Setting;
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind, OwnedString};
-use crate::common::replicate::{self, Word};
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::key::{Field, Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::{self, Item, Replied, Reply};
-use crate::common::time::now_ms;
 use crate::entry;
 
 const TITLE: &CStr = c"title";

@@ -6,18 +6,21 @@
 //! A JSON value is a plain string holding the document minified (numbers kept
 //! exactly as written, object keys in their order), so `GET` still reads it.
 
+#![forbid(unsafe_code)]
+
 mod json;
 
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind};
-use crate::common::replicate::{self, Word};
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::key::{Field, Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::time::{self, ttl_ms};
 use crate::entry;

@@ -9,18 +9,22 @@
 //! alone, so a replica or an AOF replay running the same command reaches the
 //! same value, as for `INCR`.
 
+#![forbid(unsafe_code)]
+
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_i64, parse_options, single, Arg, OptSpec};
+use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Field, Key, Kind, OwnedString, Write};
-use crate::common::replicate;
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::key::{Field, Key, Kind, Write};
+use crate::common::ffi::replicate;
+use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::Replied;
 use crate::entry;
 

@@ -16,6 +16,8 @@
 //! keys that expire, only the primary removes ended leases (when a write
 //! touches the pool) and replicates the removal.
 
+#![forbid(unsafe_code)]
+
 mod pool;
 mod tree;
 
@@ -25,17 +27,21 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind};
+use crate::common::ffi;
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
 use crate::common::lease::{self, NO_END};
-use crate::common::replicate::{self, Word};
 use crate::common::reply::{quote, Item, Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{now_ms, ttl_ms};
+use crate::common::time::ttl_ms;
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
 use pool::Pool;
@@ -47,7 +53,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static ID_POOL_TYPE: RedisType = RedisType::new(
     "rr-idpool",
     datatype::written::<Pool>(),
-    datatype::methods::<Pool>(),
+    ffi::datatype::methods::<Pool>(),
 );
 
 const TTL: OptSpec = OptSpec::valued("TTL");
@@ -110,9 +116,9 @@ fn count_leases(before: u64, pool: &Pool) {
 /// The most IDs freed by one replicated `IDPOOL.APPLY`.
 const FREED_PER_APPLY: usize = 256;
 
-/// Removes the pool's ended leases (see [`replicate::reclaim_ended`]).
+/// Removes the pool's ended leases (see [`lease::reclaim_ended`]).
 fn reclaim(ctx: &Context, pool: &mut Pool, now: u64) -> Vec<u32> {
-    replicate::reclaim_ended(ctx, Some(&LEASES_RECLAIMED), |freed| {
+    lease::reclaim_ended(ctx, Some(&LEASES_RECLAIMED), |freed| {
         pool.reclaim(now, |id| freed.push(id))
     })
 }
@@ -222,7 +228,7 @@ pub struct Handed {
     expiry: u64,
 }
 
-/// IDPOOL's waits (see `common/wait.rs`).
+/// IDPOOL's waits (see `common/wait/`).
 pub struct IdPools;
 
 static WAITS: Waits<Request> = Waits::new();
@@ -279,7 +285,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let ttl = parse_ttl("idpool.next", single(ttl))?;
     let wait = wait::parse_wait("idpool.next", single(wait))?;
     // An ID freed while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match lease_next(ctx, &mut key, ttl, TakenFor::Command)? {
@@ -290,7 +296,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let Some(wait) = wait else {
         return Ok(RedisValue::Null.into());
     };
-    Ok(wait::park::<IdPools>(ctx, name.as_bytes(), None, Request { ttl }, wait, next).into())
+    Ok(wait::park::<IdPools>(ctx, name.as_bytes(), (), Request { ttl }, wait, next).into())
 }
 
 /// `IDPOOL.RELEASE key id` → 1 when the ID was leased and is now free.
@@ -319,7 +325,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         key.written(EVENT_CLASS, c"idpool.release");
     }
     if released || reclaimed {
-        wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
+        wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), key, Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
@@ -369,7 +375,7 @@ fn resize<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     replicate_effect(ctx, *name, pool, &freed, None);
     key.written(EVENT_CLASS, c"idpool.resize");
     // A larger pool has IDs for the clients waiting.
-    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), Some(key), Cause::Release);
+    wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 

@@ -7,7 +7,7 @@
 //! `RCountDownLatch` that was never set, or has counted down, counts 0 and
 //! lets waiters through), and `LATCH.SET` can arm it again.
 //!
-//! Waiting (`LATCH.WAIT key ms`, `common/wait.rs`): a waiter is answered 1
+//! Waiting (`LATCH.WAIT key ms`, `common/wait/`): a waiter is answered 1
 //! when the latch opens — counted down to 0 (inside `LATCH.COUNTDOWN`),
 //! written to 0 or below by a plain string command (`SET key 0`, `DECR`,
 //! `DECRBY`, `INCRBY key -1`, …; seen within 10 ms, as the latch is looked
@@ -22,20 +22,24 @@
 //! Replication: verbatim, but for `LATCH.SET … PX|EX`, whose TTL starts at
 //! this server's clock: sent as `SET key count PXAT at`.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, Arg, OptSpec};
+use crate::common::args::{parse_options, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::errors::{self, ErrorText};
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind};
-use crate::common::replicate::{self, Word};
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::stats::Stat;
-use crate::common::time::{self, now_ms};
+use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};
 use crate::entry;
 
@@ -69,7 +73,7 @@ fn poll_ms(keys: usize) -> i64 {
 const POLL_MS: i64 = 10;
 const POLLED_AT_ONCE: usize = 100;
 
-/// LATCH's waits (see `common/wait.rs`): a waiter takes nothing, it is
+/// LATCH's waits (see `common/wait/`): a waiter takes nothing, it is
 /// answered once the latch is open.
 pub struct Latches;
 
@@ -177,7 +181,7 @@ fn countdown<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         left
     };
     if left == 0 {
-        wait::serve_waiters::<Latches>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Latches>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(left).into())
 }
@@ -199,10 +203,7 @@ fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     // Looked at again soon: a plain string command may open it.
     let again = now_ms().saturating_add(poll_ms(WAITS.keys() + 1));
-    // The key read is closed before parking (settling the queue may read it
-    // again); no key opened to write is left open.
-    drop(key);
-    Ok(wait::park::<Latches>(ctx, name.as_bytes(), [], (), ms, Some(again)).into())
+    Ok(wait::park::<Latches>(ctx, name.as_bytes(), key, (), ms, Some(again)).into())
 }
 
 /// `LATCH.COUNT key` → the count (0 for a missing key: an open latch).

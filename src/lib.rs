@@ -25,13 +25,13 @@ type Allocator = redis_module::alloc::RedisAlloc;
 type Allocator = std::alloc::System;
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
-    common::panic::install_hook();
-    common::panic::guard(Status::Err, || {
+    common::ffi::panic::install_hook();
+    common::ffi::panic::guard(Status::Err, || {
         // The module takes no arguments: a stray one (a typo of another
         // directive, a misplaced path) refuses the load, as the server does
         // for a bad configuration line.
         if let Some(arg) = args.first() {
-            common::panic::log_warning(&format!(
+            common::ffi::panic::log_warning(&format!(
                 "<recipes> refusing to load: unknown module argument '{}' (the module takes none)",
                 common::reply::quote(arg.as_slice())
             ));
@@ -79,19 +79,19 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
 /// removes again (see `datatype::create`), then what cannot fail (options,
 /// server events, which Redis 7.0 keeps after a refused load, and `INFO`).
 fn load(ctx: &Context) -> Status {
-    if let Err(message) = common::command::check_api() {
-        common::panic::log_warning(&message);
+    if let Err(message) = common::ffi::api::check_api() {
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     let settings = FAMILIES
         .iter()
         .flat_map(|family| family.settings.iter().copied());
-    if let Err(message) = common::config::register(ctx, settings) {
-        common::panic::log_warning(&message);
+    if let Err(message) = common::ffi::config::register(ctx, settings) {
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     for family in FAMILIES.iter() {
-        if common::command::register(ctx, family.commands) == Status::Err {
+        if common::ffi::command::register(ctx, family.commands) == Status::Err {
             return Status::Err;
         }
     }
@@ -99,17 +99,17 @@ fn load(ctx: &Context) -> Status {
         .iter()
         .flat_map(|family| family.stored)
         .map(|stored| stored.data_type);
-    if let Err(message) = common::datatype::create(ctx, types) {
-        common::panic::log_warning(&message);
+    if let Err(message) = common::ffi::datatype::create(ctx, types) {
+        common::ffi::panic::log_warning(&message);
         return Status::Err;
     }
     // Each command signals exactly the keys it changed (see `key::OPTIONS`).
-    common::key::set_options(ctx, common::cluster::server_options(ctx));
+    common::ffi::key::set_options(ctx, common::ffi::cluster::server_options(ctx));
     common::wait::init(ctx, FAMILIES.iter().filter_map(|family| family.waiting));
     let stats = FAMILIES
         .iter()
         .flat_map(|family| family.stats.iter().copied());
-    common::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
+    common::ffi::stats::register(ctx.get_raw(), common::wait::figures_all, stats);
     Status::Ok
 }
 

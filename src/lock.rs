@@ -7,26 +7,30 @@
 //! is a counter key (what `INCR` makes) incremented on every acquisition.
 //!
 //! Waiting: a client that `LOCK.ACQUIRE … WAIT ms` finds the lock held is
-//! parked in that lock's queue (`common/wait.rs`, first come, first served).
+//! parked in that lock's queue (`common/wait/`, first come, first served).
 //! The lock may come free by `LOCK.RELEASEIF` (served at once, inside the
 //! release), by anything else deleting, renaming or moving it (keyspace
 //! events), or by its TTL running out (a timer at the expiry time, so the
 //! hand-off does not wait for the server's expire cycle); the oldest waiter
 //! then gets it as the acquisition it asked for.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, token, Arg, OptSpec};
+use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind, OwnedString};
-use crate::common::replicate::{self, Word};
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::{Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};
@@ -54,7 +58,7 @@ pub struct Handed {
     expire_at: Option<i64>,
 }
 
-/// LOCK's waits (see `common/wait.rs`).
+/// LOCK's waits (see `common/wait/`).
 pub struct Locks;
 
 static WAITS: Waits<Request> = Waits::new();
@@ -143,7 +147,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
 
     // A lock that came free while clients wait belongs to the oldest of them
     // (it freed by expiry: a delete would have scheduled a check already).
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
 
     let mut lock = Key::write(ctx, *name);
     let mut fence_key = fence.map(|fence| Key::write(ctx, fence));
@@ -176,15 +180,10 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 fence: fence.map(|fence| fence.as_bytes().to_vec()),
             };
             let next = lock.expire_at().map(|at| at.saturating_add(1));
-            Ok(wait::park::<Locks>(
-                ctx,
-                name.as_bytes(),
-                fence_key.into_iter().chain([lock]),
-                request,
-                wait,
-                next,
+            Ok(
+                wait::park::<Locks>(ctx, name.as_bytes(), (fence_key, lock), request, wait, next)
+                    .into(),
             )
-            .into())
         }
     }
 }
@@ -280,7 +279,7 @@ fn release_if<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
         held
     };
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Release);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Release);
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
 
@@ -317,7 +316,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         at.is_some()
     };
     // Waiters' timer follows the new expiry.
-    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 

@@ -7,7 +7,7 @@
 //! deleted, as the server deletes an empty set; a missing key is an empty
 //! pool, which a client may wait on until resources are added.
 //!
-//! Waiting (`POOL.ACQUIRE … WAIT ms`, `common/wait.rs`): the oldest waiter
+//! Waiting (`POOL.ACQUIRE … WAIT ms`, `common/wait/`): the oldest waiter
 //! is handed a resource when one is released (inside `POOL.RELEASE`), added
 //! (inside `POOL.ADD`), when a lease ends (a timer at that time), or when
 //! anything else replaces the key (`RESTORE`, `RENAME`, …).
@@ -21,6 +21,8 @@
 //! lease ends (`at`, 0 for never). As with keys that expire, only the
 //! primary reclaims ended leases, and replicates that.
 
+#![forbid(unsafe_code)]
+
 mod resources;
 
 use std::ffi::CStr;
@@ -29,19 +31,23 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, nonempty, parse_options, single, Arg, OptSpec};
+use crate::common::args::{groups, nonempty, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
 };
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind};
+use crate::common::ffi;
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
 use crate::common::lease::{self, NO_END};
-use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{self, now_ms};
+use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
 use resources::Pool;
@@ -53,7 +59,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static RESOURCE_POOL_TYPE: RedisType = RedisType::new(
     "rr-rspool",
     datatype::written::<Pool>(),
-    datatype::methods::<Pool>(),
+    ffi::datatype::methods::<Pool>(),
 );
 
 const PX: OptSpec = OptSpec::valued("PX");
@@ -83,9 +89,9 @@ fn pool_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut Pool>, RedisError> {
 }
 
 /// Moves the pool's ended leases back to the free list (see
-/// [`replicate::reclaim_ended`]; `INFO recipes` counts the ID pools' only).
+/// [`lease::reclaim_ended`]; `INFO recipes` counts the ID pools' only).
 fn reclaim(ctx: &Context, pool: &mut Pool) -> Vec<Box<[u8]>> {
-    replicate::reclaim_ended(ctx, None, |freed| {
+    lease::reclaim_ended(ctx, None, |freed| {
         pool.reclaim(now(), |name| freed.push(name.into()))
     })
 }
@@ -159,7 +165,7 @@ pub struct Handed {
     owner: Vec<u8>,
 }
 
-/// POOL's waits (see `common/wait.rs`).
+/// POOL's waits (see `common/wait/`).
 pub struct Pools;
 
 static WAITS: Waits<Request> = Waits::new();
@@ -239,7 +245,7 @@ fn add<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         added
     };
     if added > 0 {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(added as i64).into())
 }
@@ -284,7 +290,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let lease = time::lease("pool.acquire", px, ex)?;
     let wait = wait::parse_wait("pool.acquire", single(wait))?;
     // What came free while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
         let mut key = Key::write(ctx, *name);
         match take(ctx, &mut key, owner, lease, TakenFor::Command)? {
@@ -299,7 +305,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         owner: owner.to_vec(),
         lease,
     };
-    Ok(wait::park::<Pools>(ctx, name.as_bytes(), None, request, wait, next).into())
+    Ok(wait::park::<Pools>(ctx, name.as_bytes(), (), request, wait, next).into())
 }
 
 /// `POOL.RELEASE key resource owner` → 1 when `owner` held it (it is free
@@ -333,7 +339,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let (released, reclaimed) = released;
     if released || reclaimed {
-        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }

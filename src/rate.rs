@@ -13,22 +13,24 @@
 //! (one entry to append, not the whole window). A refused action changes
 //! nothing and sends nothing. `RATE.RESET` goes verbatim.
 
+#![forbid(unsafe_code)]
+
 mod decide;
 
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::Arg;
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::Key;
-use crate::common::replicate::{self, Word};
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::key::Key;
+use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
-use crate::common::time::now_ms;
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 

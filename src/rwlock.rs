@@ -8,7 +8,7 @@
 //! all died goes by itself.
 //!
 //! Fairness: a client that finds the lock taken, or finds clients already
-//! waiting, waits (`… WAIT ms`) in the key's queue (`common/wait.rs`). The
+//! waiting, waits (`… WAIT ms`) in the key's queue (`common/wait/`). The
 //! oldest waiter is served first; readers at the head of the queue are
 //! admitted together, and a writer at the head holds back every reader that
 //! came after it, so a stream of readers never starves a writer. Waiters
@@ -24,6 +24,8 @@
 //! server alike. As with keys that expire, only the primary reclaims ended
 //! leases, and replicates that.
 
+#![forbid(unsafe_code)]
+
 mod state;
 
 use std::ffi::CStr;
@@ -32,19 +34,24 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{groups, parse_options, single, token, Arg, OptSpec};
+use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
 };
-use crate::common::datatype::{self, adopt, Digest, Reader, Rewrite, Stored, StoredType, Writer};
+use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors;
 use crate::common::family::FamilySpec;
-use crate::common::key::{Key, Kind, OwnedString};
+use crate::common::ffi;
+use crate::common::ffi::args::Arg;
+use crate::common::ffi::context::now_ms;
+use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
+use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::strings::OwnedString;
 use crate::common::lease::{self, NO_END};
-use crate::common::replicate::{self, Word};
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
-use crate::common::time::{self, now_ms};
+use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
 use crate::entry;
 use state::{Decision, Mode, RwLock};
@@ -56,7 +63,7 @@ pub const ENCODINGS: &[i32] = &[1];
 pub static RWLOCK_TYPE: RedisType = RedisType::new(
     "rr-rwlock",
     datatype::written::<RwLock>(),
-    datatype::methods::<RwLock>(),
+    ffi::datatype::methods::<RwLock>(),
 );
 
 const PX: OptSpec = OptSpec::valued("PX");
@@ -92,13 +99,13 @@ fn lock_at<'k>(key: &'k mut Key) -> Result<Option<&'k mut RwLock>, RedisError> {
 }
 
 /// Lets go the holders whose lease ended before `now` (see
-/// [`replicate::reclaim_ended`]).
+/// [`lease::reclaim_ended`]).
 fn reclaim(ctx: &Context, lock: &mut RwLock, now: u64) -> Vec<Box<[u8]>> {
     if lock.first_end().is_none_or(|first| first >= now) {
         // Nothing ended: no need to ask whether this server decides.
         return Vec::new();
     }
-    replicate::reclaim_ended(ctx, None, |freed| {
+    lease::reclaim_ended(ctx, None, |freed| {
         lock.reclaim(now, |token| freed.push(token.into()))
     })
 }
@@ -268,7 +275,7 @@ pub struct Handed {
     until: Option<u64>,
 }
 
-/// RWLOCK's waits (see `common/wait.rs`).
+/// RWLOCK's waits (see `common/wait/`).
 pub struct RwLocks;
 
 static WAITS: Waits<Request> = Waits::new();
@@ -356,7 +363,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(errors::FENCE_KEY.error());
     }
     // What came free while clients wait belongs to the oldest of them.
-    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Expiry);
     let others_wait = wait::waiting_on::<RwLocks>(ctx, name.as_bytes()) > 0;
     let asked = Asked { mode, lease };
     let mut key = Key::write(ctx, *name);
@@ -369,7 +376,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         Take::Got((reply, decision)) => {
             if decision == Decision::Downgrade {
                 // The readers at the head of the queue may join it now.
-                let open = fence_key.into_iter().chain([key]);
+                let open = (fence_key, key);
                 wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), open, Cause::Release);
             }
             return Ok(reply.into());
@@ -384,7 +391,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         asked,
         fence: fence.map(|fence| fence.as_bytes().to_vec()),
     };
-    let open = fence_key.into_iter().chain([key]);
+    let open = (fence_key, key);
     Ok(wait::park::<RwLocks>(ctx, name.as_bytes(), open, request, wait, next).into())
 }
 
@@ -423,7 +430,7 @@ fn release<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         (released, released || reclaimed)
     };
     if changed {
-        wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Release);
+        wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Release);
     }
     Ok(RedisValue::Integer(i64::from(released)).into())
 }
@@ -473,7 +480,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         until.is_some()
     };
     // The waiters' timer follows the new lease ends.
-    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), None, Cause::Expiry);
+    wait::serve_waiters::<RwLocks>(ctx, name.as_bytes(), (), Cause::Expiry);
     Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 

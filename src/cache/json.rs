@@ -14,6 +14,8 @@
 //! `CACHE.SETJSON` 12,854 instructions more, 89% of the command (Redis 8.6,
 //! callgrind, `bench/results/cost.md`, "Optimisations that depend on server internals").
 
+#![forbid(unsafe_code)]
+
 use std::ops::Range;
 
 /// serde_json's recursion limit: nesting deeper is its error.

@@ -3,6 +3,8 @@
 //! may wait, its settings and its data types. `src/lib.rs` lists the
 //! families; everything else is derived from this.
 
+#![forbid(unsafe_code)]
+
 use super::command::CommandSpec;
 use super::config::Setting;
 use super::datatype::StoredType;

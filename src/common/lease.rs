@@ -1,10 +1,13 @@
-//! A lease's end, as the pools (IDPOOL, POOL) store it, carry it in their
-//! effects and show it. Pure: no server in sight.
+//! A lease's end, as the pools (IDPOOL, POOL, RWLOCK) store it, carry it in
+//! their effects and show it, and the ended leases a write reclaims.
 
-use redis_module::RedisError;
+#![forbid(unsafe_code)]
 
-use super::time;
-use crate::common::errors;
+use redis_module::{Context, RedisError};
+
+use super::ffi::replicate::deciding;
+use super::stats::Stat;
+use super::{errors, time};
 
 /// The stored end of a lease that does not end: after every time.
 pub const NO_END: u64 = u64::MAX;
@@ -50,6 +53,27 @@ pub fn to_reply(end: u64) -> i64 {
     } else {
         end as i64
     }
+}
+
+/// The ended leases a pool's write removes first, collected by `reclaim`
+/// and counted in `counted`: only where this server decides outcomes (a
+/// primary running a client's command), which then replicates the removals.
+/// A replica or an AOF replay running a command that went verbatim reclaims
+/// nothing: the primary had nothing to reclaim then, or it would have sent
+/// the effect instead.
+pub fn reclaim_ended<T>(
+    ctx: &Context,
+    counted: Option<&Stat>,
+    reclaim: impl FnOnce(&mut Vec<T>),
+) -> Vec<T> {
+    let mut freed = Vec::new();
+    if deciding(ctx) {
+        reclaim(&mut freed);
+        if let Some(counted) = counted {
+            counted.add(freed.len() as i64);
+        }
+    }
+    freed
 }
 
 #[cfg(test)]

@@ -1,21 +1,22 @@
-//! What every recipe family shares: argument parsing, command registration and
-//! dispatch, the low-level key API, replication and panic handling. A family
-//! module (`idgen.rs`, …) holds only its own behaviour.
+//! What every recipe family shares, in two layers. `ffi/` wraps the server's
+//! module API and holds every `unsafe` of the crate. The modules here are the
+//! frameworks built on it, in safe Rust (`#![forbid(unsafe_code)]` in each):
+//! argument parsing, what a family declares (`family.rs`: its commands,
+//! settings, data types and counters), the waits (`wait/`), errors, times
+//! and leases. A name found in both (`command`, `config`, `datatype`,
+//! `reply`, `stats`) is declared here and told to the server in `ffi/`. A
+//! family module (`idgen.rs`, …) holds only its own behaviour.
 
 pub mod args;
-pub mod block;
-pub mod cluster;
 pub mod command;
 pub mod config;
 pub mod datatype;
 pub mod errors;
 pub mod family;
-pub mod key;
+pub mod ffi;
+pub mod fitting;
 pub mod lease;
-pub mod panic;
-pub mod replicate;
 pub mod reply;
 pub mod stats;
-pub mod strings;
 pub mod time;
 pub mod wait;

@@ -1,23 +1,13 @@
-//! Every reply the module sends, through the raw API and our own code.
-//!
-//! The crate's `Context::reply` is never used: for an error or status line it
-//! turns each `char` into a byte with `c as u8` and unwraps a `CString`, so a
-//! character whose code point is a multiple of 256 (`가`, `一`, `Ā`) became a
-//! NUL byte and a panic that aborted the server. Here an error or status line
-//! is made safe first ([`with_line`]), so building it cannot fail, and text quoted
-//! from a client goes through [`quote`], which keeps valid UTF-8 as it is.
+//! What a command answers ([`Reply`]), and client text quoted in an error
+//! or status line ([`quote`]). `ffi/reply.rs` sends it.
 
-use std::ffi::{CStr, CString};
+#![forbid(unsafe_code)]
+
 use std::fmt::Write;
-use std::os::raw::{c_char, c_int, c_long};
 
-use redis_module::redisvalue::RedisValueKey;
-use redis_module::{raw, RedisError, RedisResult, RedisValue};
+use redis_module::{RedisError, RedisValue};
 
-use super::key::OwnedString;
-
-use crate::api;
-use crate::common::errors;
+use super::ffi::strings::OwnedString;
 
 /// The most bytes of client input an error quotes, as the server's own
 /// `ERR unknown command '%.128s'` does.
@@ -57,163 +47,8 @@ pub fn quote(bytes: &[u8]) -> String {
     out
 }
 
-/// A whole error or status line as a C string: `\r`/`\n` made spaces and NUL
-/// escaped, so that it is one line and the conversion cannot fail. Handed to
-/// `send`.
-fn with_line(text: &str, send: impl FnOnce(&CStr)) {
-    let bytes = text.as_bytes();
-    let mut line = Vec::with_capacity(bytes.len() + 1);
-    for &byte in bytes {
-        match byte {
-            b'\r' | b'\n' => line.push(b' '),
-            0 => line.extend_from_slice(b"\\x00"),
-            byte => line.push(byte),
-        }
-    }
-    // No NUL is left, so this is always `Ok`.
-    send(&CString::new(line).unwrap_or_default())
-}
-
-/// Sends an error line (`CODE message`).
-pub fn error(ctx: *mut raw::RedisModuleCtx, text: &str) {
-    // SAFETY: `ctx` is the server's context of the call being answered (a reply
-    // is dropped if it has no client); the server copies `line`.
-    with_line(text, |line| unsafe {
-        api!(RedisModule_ReplyWithError)(ctx, line.as_ptr());
-    });
-}
-
-/// Sends a command's result as its reply.
-pub fn send(ctx: *mut raw::RedisModuleCtx, result: RedisResult) {
-    match result {
-        Ok(value) => send_value(ctx, value),
-        // SAFETY: `ctx` has a client here: `send` answers a command
-        // (`dispatch`) or a blocked client's reply callback, and the server
-        // reads that client's command name.
-        Err(RedisError::WrongArity) => unsafe {
-            api!(RedisModule_WrongArity)(ctx);
-        },
-        Err(RedisError::WrongType) => error(ctx, errors::WRONG_TYPE.text),
-        Err(RedisError::Str(text)) => error(ctx, text),
-        Err(RedisError::String(text)) => error(ctx, &text),
-    }
-}
-
-fn send_value(ctx: *mut raw::RedisModuleCtx, value: RedisValue) {
-    // SAFETY: `ctx` is the server's context of the call being answered (a reply
-    // is dropped if it has no client); the server copies every buffer,
-    // `string.inner` is a live string owned by `value`, and an optional API
-    // pointer (set at load) is called only when present.
-    unsafe {
-        match value {
-            RedisValue::Integer(n) => {
-                api!(RedisModule_ReplyWithLongLong)(ctx, n);
-            }
-            RedisValue::Null => {
-                api!(RedisModule_ReplyWithNull)(ctx);
-            }
-            RedisValue::NoReply => {}
-            RedisValue::SimpleStringStatic(text) => status(ctx, text),
-            RedisValue::SimpleString(text) => status(ctx, &text),
-            RedisValue::BulkString(text) => bulk(ctx, text.as_bytes()),
-            RedisValue::StringBuffer(bytes) => bulk(ctx, &bytes),
-            RedisValue::BulkRedisString(string) => {
-                api!(RedisModule_ReplyWithString)(ctx, string.inner);
-            }
-            RedisValue::StaticError(text) => error(ctx, text),
-            RedisValue::Bool(value) => match raw::RedisModule_ReplyWithBool {
-                Some(reply_bool) => {
-                    reply_bool(ctx, c_int::from(value));
-                }
-                None => {
-                    api!(RedisModule_ReplyWithLongLong)(ctx, i64::from(value));
-                }
-            },
-            RedisValue::Float(value) => {
-                api!(RedisModule_ReplyWithDouble)(ctx, value);
-            }
-            RedisValue::BigNumber(digits) => match raw::RedisModule_ReplyWithBigNumber {
-                Some(reply_big) => {
-                    reply_big(ctx, digits.as_ptr().cast(), digits.len());
-                }
-                None => bulk(ctx, digits.as_bytes()),
-            },
-            RedisValue::VerbatimString((_, bytes)) => bulk(ctx, &bytes),
-            RedisValue::Array(items) => {
-                api!(RedisModule_ReplyWithArray)(ctx, items.len() as c_long);
-                for item in items {
-                    send_value(ctx, item);
-                }
-            }
-            RedisValue::Map(map) => {
-                api!(RedisModule_ReplyWithMap)(ctx, map.len() as c_long);
-                for (key, value) in map {
-                    send_key(ctx, key);
-                    send_value(ctx, value);
-                }
-            }
-            RedisValue::OrderedMap(map) => {
-                api!(RedisModule_ReplyWithMap)(ctx, map.len() as c_long);
-                for (key, value) in map {
-                    send_key(ctx, key);
-                    send_value(ctx, value);
-                }
-            }
-            RedisValue::Set(set) => {
-                set_header(ctx, set.len());
-                set.into_iter().for_each(|key| send_key(ctx, key));
-            }
-            RedisValue::OrderedSet(set) => {
-                set_header(ctx, set.len());
-                set.into_iter().for_each(|key| send_key(ctx, key));
-            }
-        }
-    }
-}
-
-fn status(ctx: *mut raw::RedisModuleCtx, text: &str) {
-    // SAFETY: `ctx` is the server's context of the call being answered (a reply
-    // is dropped if it has no client); the server copies `line`.
-    with_line(text, |line| unsafe {
-        api!(RedisModule_ReplyWithSimpleString)(ctx, line.as_ptr());
-    });
-}
-
-fn bulk(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) {
-    // SAFETY: `ctx` is the server's context of the call being answered (a reply
-    // is dropped if it has no client); the server copies the `bytes.len()`
-    // bytes before returning.
-    unsafe {
-        api!(RedisModule_ReplyWithStringBuffer)(ctx, bytes.as_ptr().cast::<c_char>(), bytes.len())
-    };
-}
-
-fn set_header(ctx: *mut raw::RedisModuleCtx, len: usize) {
-    // SAFETY: `ctx` is the server's context of the call being answered (a reply
-    // is dropped if it has no client); `RedisModule_ReplyWithSet` is an API
-    // pointer set at load, called only when present.
-    unsafe {
-        match raw::RedisModule_ReplyWithSet {
-            Some(reply_set) => reply_set(ctx, len as c_long),
-            None => api!(RedisModule_ReplyWithArray)(ctx, len as c_long),
-        };
-    }
-}
-
-fn send_key(ctx: *mut raw::RedisModuleCtx, key: RedisValueKey) {
-    match key {
-        RedisValueKey::Integer(n) => send_value(ctx, RedisValue::Integer(n)),
-        RedisValueKey::String(text) => bulk(ctx, text.as_bytes()),
-        RedisValueKey::BulkString(bytes) => bulk(ctx, &bytes),
-        RedisValueKey::BulkRedisString(string) => {
-            send_value(ctx, RedisValue::BulkRedisString(string))
-        }
-        RedisValueKey::Bool(value) => send_value(ctx, RedisValue::Bool(value)),
-    }
-}
-
-/// What a command answers: every handler returns one, and [`send`] sends
-/// it.
+/// What a command answers: every handler returns one, and
+/// `ffi::reply::send_reply` sends it.
 pub enum Reply<'a> {
     /// Any value the crate's type expresses.
     Value(RedisValue),
@@ -250,64 +85,9 @@ pub enum Item<'a> {
     Value(RedisValue),
 }
 
-/// Sends a handler's reply.
-pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
-    match replied {
-        Ok(Reply::Value(value)) => send(ctx, Ok(value)),
-        Ok(Reply::Map(pairs)) => {
-            let len = pairs.len();
-            fields(ctx, pairs.into_iter(), len, true)
-        }
-        Ok(Reply::Record(names, values)) => {
-            // SAFETY: `ctx` is the server's context of the running call; the
-            // function only reads flags from it and from the server's state.
-            let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx) } as u32;
-            let named = flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0;
-            let pairs = names
-                .iter()
-                .zip(values)
-                .map(|(name, value)| (*name, Item::Int(value)));
-            fields(ctx, pairs, names.len(), named)
-        }
-        Err(error) => send(ctx, Err(error)),
-    }
-}
-
-fn fields<'a>(
-    ctx: *mut raw::RedisModuleCtx,
-    pairs: impl Iterator<Item = (&'static [u8], Item<'a>)>,
-    len: usize,
-    named: bool,
-) {
-    // SAFETY: `ctx` is the server's context of the running call (a reply is
-    // dropped if it has no client); `bulk` passes buffers the server copies.
-    unsafe {
-        if named {
-            api!(RedisModule_ReplyWithMap)(ctx, len as c_long);
-        } else {
-            api!(RedisModule_ReplyWithArray)(ctx, len as c_long);
-        }
-        for (name, value) in pairs {
-            if named {
-                bulk(ctx, name);
-            }
-            match value {
-                Item::String(string) => bulk(ctx, string.as_bytes()),
-                Item::Int(value) => {
-                    api!(RedisModule_ReplyWithLongLong)(ctx, value);
-                }
-                Item::Null => {
-                    api!(RedisModule_ReplyWithNull)(ctx);
-                }
-                Item::Value(value) => send_value(ctx, value),
-            };
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{quote, with_line, QUOTED_BYTES};
+    use super::{quote, QUOTED_BYTES};
 
     #[test]
     fn quote_keeps_valid_utf8_as_it_is() {
@@ -336,26 +116,5 @@ mod tests {
         assert_eq!(quote(hangul.as_bytes()), format!("{}...", "가".repeat(42)));
         let exact = "y".repeat(QUOTED_BYTES);
         assert_eq!(quote(exact.as_bytes()), exact);
-    }
-
-    #[test]
-    fn a_line_is_one_line_without_nul() {
-        let line = |text: &str| {
-            let mut sent = Vec::new();
-            with_line(text, |line| sent = line.to_bytes().to_vec());
-            sent
-        };
-        assert_eq!(line("ERR a\r\nb"), b"ERR a  b");
-        assert_eq!(line("ERR \0"), b"ERR \\x00");
-        assert_eq!(line("ERR 가"), "ERR 가".as_bytes());
-        assert_eq!(line("OK"), b"OK");
-        assert_eq!(line(""), b"");
-        // Either side of the stack buffer's size, with and without changes.
-        for len in [94, 95, 96, 97, 300] {
-            let plain = "e".repeat(len);
-            assert_eq!(line(&plain), plain.as_bytes());
-            let broken = format!("{}\n", "e".repeat(len));
-            assert_eq!(line(&broken), format!("{} ", "e".repeat(len)).as_bytes());
-        }
     }
 }

@@ -1,18 +1,16 @@
-//! The server's clock, and expiry options read with Redis's rules. Times are
-//! absolute Unix milliseconds from the primary's clock, so the effects the
-//! module replicates (`PXAT`, `PEXPIREAT`) mean the same on every replica.
+//! Expiry options read with Redis's rules, and sums of times. Times are
+//! absolute Unix milliseconds from the primary's clock ([`now_ms`]), so the
+//! effects the module replicates (`PXAT`, `PEXPIREAT`) mean the same on
+//! every replica.
+
+#![forbid(unsafe_code)]
 
 use redis_module::RedisError;
 
-use super::args::{single, Arg};
-use crate::api;
-use crate::common::errors;
-
-/// The server's wall clock, in Unix milliseconds.
-pub fn now_ms() -> i64 {
-    // SAFETY: the function takes no argument and only reads the clock.
-    unsafe { api!(RedisModule_Milliseconds)() }
-}
+use super::args::single;
+use super::errors;
+use super::ffi::args::Arg;
+use super::ffi::context::now_ms;
 
 /// A relative time in milliseconds from `PX ms` or `EX s` (at most one of
 /// them; both is the caller's syntax error). Like `SET`, a time that is not

@@ -9,6 +9,8 @@
 //! does it, and it replicates the removals (see `idpool.rs`), so a primary
 //! and its replicas store the same leases.
 
+#![forbid(unsafe_code)]
+
 use super::tree::{Iter, Tree};
 use crate::common::lease::{self, NO_END};
 

@@ -12,6 +12,8 @@
 //! per-node allocation); a removed node's slot is filled with the last node,
 //! so the arena always holds exactly the leases.
 
+#![forbid(unsafe_code)]
+
 use crate::common::lease::NO_END;
 
 /// No node (an empty subtree).

@@ -10,6 +10,8 @@
 //! primary, which replicates the move (see `pool.rs`), so a primary and its
 //! replicas store the same state.
 
+#![forbid(unsafe_code)]
+
 use crate::common::lease::{self, NO_END};
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{size_of, MaybeUninit};

@@ -7,6 +7,8 @@
 //! server's milliseconds), so a replica or an AOF replay holding the same
 //! state makes the same next decision whatever its own clock says.
 
+#![forbid(unsafe_code)]
+
 /// The longest `period` accepted, and the longest a GCRA limit may take to
 /// refill from empty (`burst × period / max`): 100 years of 365.25 days.
 pub const MAX_PERIOD_MS: i64 = 36_525 * 86_400_000;

@@ -3,6 +3,8 @@
 //! ms, [`lease::NO_END`] for none). Read-held by one or more tokens, or
 //! write-held by exactly one.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::ffi::CStr;
 

@@ -1,13 +1,15 @@
 //! Server strings the module makes: of bytes, of an integer's digits, and
-//! of fixed words kept for the life of the module. Used by the key API and
-//! replication alike.
+//! of fixed words kept for the life of the module, used by the key API and
+//! replication alike; and [`OwnedString`], one the module owns until it drops
+//! it.
 
 use std::ffi::CStr;
 use std::ptr;
 use std::sync::Mutex;
 
-use redis_module::raw;
+use redis_module::{raw, Context};
 
+use super::args::{string_bytes, Arg};
 use crate::api;
 
 /// A server string of an integer's digits. Formatting them here and handing
@@ -45,4 +47,49 @@ pub fn fixed_string(text: &'static CStr) -> *mut raw::RedisModuleString {
     let string = create_string(ptr::null_mut(), text.to_bytes());
     strings.push((address, string as usize));
     string
+}
+
+/// A string the module created or was handed ownership of; freed on drop.
+pub struct OwnedString<'a> {
+    pub(super) ctx: &'a Context,
+    pub(super) inner: *mut raw::RedisModuleString,
+}
+
+impl<'a> OwnedString<'a> {
+    pub fn from_i64(ctx: &'a Context, value: i64) -> Self {
+        let inner = integer_string(ctx.get_raw(), value);
+        Self { ctx, inner }
+    }
+
+    pub fn from_bytes(ctx: &'a Context, bytes: &[u8]) -> Self {
+        // SAFETY: `ctx` is the server's context of the running call; the server
+        // copies the bytes. The string is ours (no automatic memory), freed in
+        // `Drop`.
+        let inner = unsafe {
+            api!(RedisModule_CreateString)(ctx.get_raw(), bytes.as_ptr().cast(), bytes.len())
+        };
+        Self { ctx, inner }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: the string is ours until drop.
+        unsafe { string_bytes(self.inner) }
+    }
+
+    /// This string as a command argument (e.g. a key name), valid while it
+    /// lives.
+    pub fn as_arg(&self) -> Arg<'_> {
+        // SAFETY: the string is ours until drop, which the borrow outlives.
+        unsafe { Arg::from_ptr(self.inner) }
+    }
+}
+
+impl Drop for OwnedString<'_> {
+    fn drop(&mut self) {
+        if !self.inner.is_null() {
+            // SAFETY: `inner` is owned by this value (made by us, or handed
+            // over by `HashGet`) and is freed here, once.
+            unsafe { api!(RedisModule_FreeString)(self.ctx.get_raw(), self.inner) };
+        }
+    }
 }

@@ -17,7 +17,6 @@ use std::ffi::CStr;
 use redis_module::{raw, Context};
 
 use super::args::Arg;
-use super::stats::Stat;
 use super::strings::{create_string, fixed_string, integer_string};
 use crate::api;
 
@@ -50,27 +49,6 @@ pub fn deciding(ctx: &Context) -> bool {
     // only reads flags from it and from the server's state.
     let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx.get_raw()) } as u32;
     flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0
-}
-
-/// The ended leases a pool's write removes first, collected by `reclaim`
-/// and counted in `counted`: only where this server decides outcomes (a
-/// primary running a client's command), which then replicates the removals.
-/// A replica or an AOF replay running a command that went verbatim reclaims
-/// nothing: the primary had nothing to reclaim then, or it would have sent
-/// the effect instead.
-pub fn reclaim_ended<T>(
-    ctx: &Context,
-    counted: Option<&Stat>,
-    reclaim: impl FnOnce(&mut Vec<T>),
-) -> Vec<T> {
-    let mut freed = Vec::new();
-    if deciding(ctx) {
-        reclaim(&mut freed);
-        if let Some(counted) = counted {
-            counted.add(freed.len() as i64);
-        }
-    }
-    freed
 }
 
 /// Sends `command words…` to replicas and the AOF once the running command
