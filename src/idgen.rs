@@ -95,7 +95,7 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         None => 1,
         Some(count) => match count.to_i64()? {
             count @ 1..=MAX_COUNT => count,
-            _ => return Err(errors::IDGEN_COUNT.error()),
+            _ => return Err(errors::COUNT_RANGE.with(&[&MAX_COUNT])),
         },
     };
     let mut generator = Generator::new(Key::write(ctx, *name), single(field));

@@ -3,7 +3,6 @@
 
 mod article;
 // The pure core so far: the commands that use it come next.
-#[allow(dead_code)]
 mod autocomplete;
 mod cache;
 mod common;
@@ -71,6 +70,7 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
     &pool::FAMILY,
     &rwlock::FAMILY,
     &latch::FAMILY,
+    &autocomplete::FAMILY,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load

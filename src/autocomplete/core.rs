@@ -468,6 +468,7 @@ impl Suggestions {
         self.upsert(content, fade_at, |_| Ok(weight))
     }
 
+    #[cfg(test)]
     /// Sets (`Some`) or clears (`None`) the fade time of `content`: `false`
     /// when it is absent. O(log M).
     pub fn set_fade(&mut self, content: &[u8], fade_at: Option<i64>) -> bool {
@@ -487,6 +488,7 @@ impl Suggestions {
         true
     }
 
+    #[cfg(test)]
     /// The weight of `content`, if present. O(log M).
     pub fn weight(&self, content: &[u8]) -> Option<f64> {
         self.find(content, None).map(|at| self.node(at).weight)
@@ -543,6 +545,7 @@ impl Suggestions {
         hints
     }
 
+    #[cfg(test)]
     /// The number of entries that start with `prefix`, faded or not.
     /// O(log M).
     pub fn count(&self, prefix: &[u8]) -> usize {
@@ -590,6 +593,28 @@ impl Suggestions {
             }
         }
         faded
+    }
+
+    /// How many entries have a fade time at or before `now` (faded, not yet
+    /// removed). O(K log M) for K of them: only subtrees whose earliest fade
+    /// time has passed are visited.
+    pub fn due(&self, now: i64) -> usize {
+        let mut count = 0;
+        let mut stack = Vec::new();
+        if self.root != NIL {
+            stack.push(self.root);
+        }
+        while let Some(at) = stack.pop() {
+            let node = self.node(at);
+            if node.flags & ANY_FADES == 0 || node.first_fade > now {
+                continue;
+            }
+            if node.flags & FADES != 0 && node.fade <= now {
+                count += 1;
+            }
+            stack.extend([node.left, node.right].into_iter().filter(|&child| child != NIL));
+        }
+        count
     }
 
     /// The earliest fade time of any entry. O(1).
@@ -1869,6 +1894,9 @@ mod tests {
                     assert_eq!(tree.get(&c), model.get(&c).copied());
                     let next = model.values().filter_map(|&(_, f)| f).min();
                     assert_eq!(tree.next_fade(), next);
+                    let now = rng.below(100) as i64;
+                    let due = model.values().filter(|&&(_, f)| f.is_some_and(|f| f <= now)).count();
+                    assert_eq!(tree.due(now), due, "step {step}");
                 }
             }
             assert_eq!(tree.len(), model.len());

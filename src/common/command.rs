@@ -106,6 +106,8 @@ pub enum ArgType {
     Key(i32),
     String,
     Integer,
+    /// A number with a fraction (a weight).
+    Double,
     /// Exactly one of these (e.g. `PX ms | EX s`).
     OneOf(&'static [ArgSpec]),
     /// These together (e.g. `SLUG slugkey slug`).

@@ -187,9 +187,9 @@ pub const EXHAUSTED: ErrorText = entry(
     "`IDGEN.NEXT`, `IDGEN.ASSIGN` (a new name)",
     "GeneratorExhausted",
 );
-pub const IDGEN_COUNT: ErrorText = entry(
-    "ERR COUNT must be between 1 and 2147483648",
-    "`IDGEN.NEXT … COUNT`",
+pub const COUNT_RANGE: ErrorText = entry(
+    "ERR COUNT must be between 1 and {most}",
+    "`IDGEN.NEXT … COUNT` (2147483648), `AUTOCOMPLETE.HINT … COUNT` (2147483647)",
     PLAIN,
 );
 pub const NEGATIVE_FLOOR: ErrorText = entry(
@@ -343,13 +343,49 @@ pub const SLIDING_NOT_GCRA: ErrorText = entry(
     "`RATE.LIMIT`, `RATE.PEEK` without `SLIDING`",
     "LimiterMismatch",
 );
+pub const EMPTY_CONTENT: ErrorText = entry(
+    "ERR content must not be empty",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET`",
+    PLAIN,
+);
+pub const CONTENT_TOO_LONG: ErrorText = entry(
+    "ERR content must be at most {most} characters",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (`most`: `recipes.autocomplete-max-chars`)",
+    PLAIN,
+);
+pub const NOT_UTF8: ErrorText = entry(
+    "ERR content and prefix must be valid UTF-8",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET`, `AUTOCOMPLETE.HINT`",
+    PLAIN,
+);
+/// `ZINCRBY`'s text.
+pub const NOT_A_FLOAT: ErrorText = entry(
+    "ERR value is not a valid float",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (a weight or increment that is not a number)",
+    PLAIN,
+);
+pub const WEIGHT_NOT_FINITE: ErrorText = entry(
+    "ERR weight must be a finite number",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (`inf`, `nan`)",
+    PLAIN,
+);
+pub const WEIGHT_OVERFLOW: ErrorText = entry(
+    "ERR resulting weight is not a finite number",
+    "`AUTOCOMPLETE.FEED` (the sum overflows)",
+    PLAIN,
+);
+pub const AUTOCOMPLETE_FULL: ErrorText = entry(
+    "ERR an autocomplete key holds at most {most} entries",
+    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` of a new entry",
+    PLAIN,
+);
 
 /// The errors of some families, as `docs/errors.md` lists them.
 pub const BY_FAMILY: &[&ErrorText] = &[
     &HASH_NOT_AN_INTEGER,
     &OVERFLOW,
     &EXHAUSTED,
-    &IDGEN_COUNT,
+    &COUNT_RANGE,
     &NEGATIVE_FLOOR,
     &SAME_INDEX_KEYS,
     &EMPTY_TOKEN,
@@ -381,6 +417,13 @@ pub const BY_FAMILY: &[&ErrorText] = &[
     &LIMIT_COUNT_MISMATCH,
     &GCRA_NOT_SLIDING,
     &SLIDING_NOT_GCRA,
+    &EMPTY_CONTENT,
+    &CONTENT_TOO_LONG,
+    &NOT_UTF8,
+    &NOT_A_FLOAT,
+    &WEIGHT_NOT_FINITE,
+    &WEIGHT_OVERFLOW,
+    &AUTOCOMPLETE_FULL,
 ];
 
 #[cfg(test)]

@@ -174,6 +174,14 @@ fn send_key(ctx: *mut raw::RedisModuleCtx, key: RedisValueKey) {
     }
 }
 
+/// Whether the running call's client speaks RESP3.
+fn resp3(ctx: *mut raw::RedisModuleCtx) -> bool {
+    // SAFETY: `ctx` is the server's context of the running call; the
+    // function only reads flags from it and from the server's state.
+    let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx) } as u32;
+    flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
+}
+
 /// Sends a handler's reply.
 pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
     match replied {
@@ -182,11 +190,17 @@ pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
             let len = pairs.len();
             fields(ctx, pairs.into_iter(), len, true)
         }
+        Ok(Reply::Pairs(pairs)) => {
+            let value = if resp3(ctx) {
+                let pairs = pairs.into_iter().map(|(a, b)| RedisValue::Array(vec![a, b]));
+                RedisValue::Array(pairs.collect())
+            } else {
+                RedisValue::Array(pairs.into_iter().flat_map(|(a, b)| [a, b]).collect())
+            };
+            send(ctx, Ok(value))
+        }
         Ok(Reply::Record(names, values)) => {
-            // SAFETY: `ctx` is the server's context of the running call; the
-            // function only reads flags from it and from the server's state.
-            let flags = unsafe { api!(RedisModule_GetContextFlags)(ctx) } as u32;
-            let named = flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0;
+            let named = resp3(ctx);
             let pairs = names
                 .iter()
                 .zip(values)
