@@ -1,7 +1,13 @@
-"""The ``recipes://`` and ``async+recipes://`` storages for ``limits``, on
-every server, sync and asyncio: built from their uris, and the moving window
-exact through ``limits``' own ``MovingWindowRateLimiter``, one ``RATE.LIMIT``
-per hit and one ``RATE.PEEK`` per test or stats read."""
+"""``redis_recipes.drop_in.limits``: the ``recipes://`` and
+``async+recipes://`` storages for ``limits``, on every server, sync and
+asyncio: built from their uris, and the moving window exact through
+``limits``' own ``MovingWindowRateLimiter``, one ``RATE.LIMIT`` per hit and
+one ``RATE.PEEK`` per test or stats read. And Flask-Limiter and SlowAPI on
+the ``recipes://`` storage: the one-line change (``storage_uri``) in an
+application, a route limited to 2 a minute answering 429 on the third
+request, and the moving window running on the module's RATE commands.
+(``limits``' own tests run against these storages in
+``test_drop_in_limits_suite.py``.)"""
 
 import asyncio
 import time
@@ -152,3 +158,70 @@ def test_errors_are_the_servers_and_wrap_as_limits_asks(server: Server, mode: st
         assert isinstance(raised.value.storage_error, WrongType)
 
     run(server, mode, wrapped, wrap_exceptions=True)
+
+
+# ---- Flask-Limiter and SlowAPI ----------------------------------------------
+
+
+def rate_calls(server: Server) -> Dict[str, int]:
+    stats = server.client().info("commandstats")
+    return {name: stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("rate.limit", "rate.peek")}
+
+
+def test_flask_limiter(server: Server) -> None:
+    pytest.importorskip("flask_limiter", reason="Flask-Limiter is not installed")
+    from flask import Flask
+    from flask_limiter import Limiter
+    from flask_limiter.util import get_remote_address
+
+    server.client().flushall()
+    before = rate_calls(server)
+    app = Flask(__name__)
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=f"recipes://127.0.0.1:{server.port}",
+        strategy="moving-window",
+    )
+
+    @app.route("/hello")
+    @limiter.limit("2/minute")
+    def hello() -> str:
+        return "hello"
+
+    client = app.test_client()
+    assert [client.get("/hello").status_code for _ in range(3)] == [200, 200, 429]
+    after = rate_calls(server)
+    assert after["rate.limit"] > before["rate.limit"]
+
+
+def test_slowapi(server: Server) -> None:
+    pytest.importorskip("slowapi", reason="SlowAPI is not installed")
+    from slowapi import Limiter, _rate_limit_exceeded_handler
+    from slowapi.errors import RateLimitExceeded
+    from slowapi.util import get_remote_address
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    server.client().flushall()
+    before = rate_calls(server)
+    limiter = Limiter(
+        key_func=get_remote_address,
+        storage_uri=f"recipes://127.0.0.1:{server.port}",
+        strategy="moving-window",
+    )
+
+    @limiter.limit("2/minute")
+    async def hello(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("hello")
+
+    app = Starlette(routes=[Route("/hello", hello)])
+    app.state.limiter = limiter
+    app.add_exception_handler(RateLimitExceeded, _rate_limit_exceeded_handler)
+    client = TestClient(app)
+    assert [client.get("/hello").status_code for _ in range(3)] == [200, 200, 429]
+    after = rate_calls(server)
+    assert after["rate.limit"] > before["rate.limit"]
