@@ -51,8 +51,10 @@ SLICE_MARGIN = 1.0
 """Seconds a wait with no end leaves between one slice's end and the
 connection's socket timeout (on clients whose timeout is 2 s or more; below
 that a slice is half the timeout)."""
-DEFAULT_SOCKET_TIMEOUT = 5.0
-"""redis-py 8's socket timeout, assumed for a client that does not say."""
+DEFAULT_SOCKET_TIMEOUT: Optional[float] = inspect.signature(redis.Redis.__init__).parameters["socket_timeout"].default
+"""The socket timeout of a client that does not say: ``redis.Redis``'s
+default (5 s from redis-py 8 on, none before; a sync ``RedisCluster`` passes
+none of its own to its nodes' clients)."""
 NAMED_ERRORS = "lock_name" in inspect.signature(LockError.__init__).parameters
 """Whether redis-py's lock errors take the lock's name (``lock_name``, from
 redis-py 5.0.2 on; 5.0.0 and 5.0.1 take the message alone)."""
