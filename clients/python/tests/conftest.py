@@ -177,7 +177,7 @@ class Book:
                 await body(self.client, self.recipes)
             finally:
                 if self.mode == "asyncio":
-                    await self.client.aclose()
+                    await aclose(self.client)
                 else:
                     self.client.close()
 
@@ -192,6 +192,14 @@ def book(server: Server, mode: str) -> Book:
 @pytest.fixture
 def raw(server: Server, mode: str) -> Book:
     return Book(server, mode, decode=False)
+
+
+async def aclose(client: Any) -> None:
+    """Closes an asyncio client (or connection): ``aclose()``, which redis-py
+    has from 5.0.1 on; 5.0.0, the oldest the package supports, has only
+    ``close()``."""
+    closing = getattr(client, "aclose", None) or client.close
+    await closing()
 
 
 async def value(result: Any) -> Any:

@@ -8,7 +8,7 @@ import time
 from typing import Any, Awaitable, Callable
 
 import redis
-from conftest import Clients, value
+from conftest import Clients, aclose, value
 
 
 def run(clients: Clients, body: Callable[[Any, Any], Awaitable[None]]) -> None:
@@ -17,7 +17,7 @@ def run(clients: Clients, body: Callable[[Any, Any], Awaitable[None]]) -> None:
             await body(clients.client, clients.recipes)
         finally:
             if clients.mode == "asyncio":
-                await clients.client.aclose()
+                await aclose(clients.client)
 
     asyncio.run(main())
 

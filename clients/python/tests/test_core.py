@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, NamedTuple
 import pytest
 import redis
 import redis.asyncio
-from conftest import Book, Server, value
+from conftest import Book, Server, aclose, value
 from recipes_helpers import same
 
 import redis_recipes
@@ -95,7 +95,7 @@ async def keeps_its_place(family: Family, mode: str, plain: Any, new_client: Cal
     finally:
         for client in clients:
             if mode == "asyncio":
-                await client.aclose()
+                await aclose(client)
             else:
                 client.close()
 
@@ -184,7 +184,7 @@ def test_a_reply_later_than_the_wait_raises_and_drops_the_connection(server: Ser
             assert await start(mode, lambda: ids.produce()) == 101
         finally:
             if mode == "asyncio":
-                await client.aclose()
+                await aclose(client)
 
     async def main() -> None:
         paused = asyncio.Event()
@@ -226,7 +226,7 @@ def test_a_moved_slot_falls_back_to_the_cluster_client(cluster: List[Server]) ->
             assert client.get_node_from_key("Lock:moved:async").name == serving
             assert await redis_recipes.asyncio.Lock(client, "Lock:moved:async").acquire(timeout=0.1) is False
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(main())
 
@@ -271,7 +271,7 @@ def test_idgen_lock_and_rate_on_redis_cluster_with_asyncio(cluster: List[Server]
                 assert (await recipes.RateLimiter(client, "async", 60, 1).limit(n)).allowed
                 assert not await recipes.RateLimiter(client, "async", 60, 1).is_permitted(n)
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(body())
 
@@ -322,7 +322,7 @@ def test_rwlock_latch_and_url_shorty_on_redis_cluster_with_asyncio(cluster: List
                 assert await shorty.shorten("https://example.com/") == "1"
                 assert await shorty.restore("1") == "https://example.com/"
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(body())
 

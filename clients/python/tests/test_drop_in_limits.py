@@ -15,19 +15,35 @@ from typing import Any, Awaitable, Callable, Dict
 
 import pytest
 import redis
-from conftest import Server, value
+from conftest import Server, aclose, value
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
-import limits.aio.strategies  # noqa: E402, F811 (the module importorskip returned, with its submodule)
+import limits.aio.storage  # noqa: E402, F811 (the module importorskip returned, with its submodule)
+import limits.aio.strategies  # noqa: E402
 import limits.strategies  # noqa: E402
 from limits import RateLimitItemPerSecond  # noqa: E402
 from limits.errors import StorageError  # noqa: E402
 from limits.storage import storage_from_string  # noqa: E402
+from packaging.version import Version  # noqa: E402  (limits' own dependency)
 
 import redis_recipes.drop_in  # noqa: E402,F401  (registers the schemes)
 from redis_recipes.drop_in.limits import AsyncRecipesStorage, RecipesStorage  # noqa: E402
 from redis_recipes.errors import WrongType  # noqa: E402
+
+# limits' asyncio Redis storage, which ours extends, refuses a redis-py older
+# than it asks for (5.2.0 with limits 5.8; the package supports 5.0).
+NEEDED = limits.aio.storage.RedisStorage.DEPENDENCIES.get("redis")
+ASYNCIO_REFUSED = (
+    f"limits {limits.__version__}'s asyncio Redis storage needs redis>={NEEDED} (redis {redis.__version__} here)"
+    if NEEDED is not None and Version(redis.__version__) < Version(str(NEEDED)) else ""
+)
+
+
+def needs_the_asyncio_storage() -> None:
+    """Skips the test where limits' asyncio storage refuses this redis-py."""
+    if ASYNCIO_REFUSED:
+        pytest.skip(ASYNCIO_REFUSED)
 
 
 def calls(server: Server) -> Dict[str, int]:
@@ -38,6 +54,8 @@ def calls(server: Server) -> Dict[str, int]:
 def run(server: Server, mode: str, body: Callable[[Any, Any], Awaitable[None]], **options: Any) -> None:
     """Runs ``body(storage, MovingWindowRateLimiter)`` for ``mode`` on a
     flushed server."""
+    if mode == "asyncio":
+        needs_the_asyncio_storage()
     server.client().flushall()
     scheme = "recipes" if mode == "sync" else "async+recipes"
 
@@ -48,12 +66,13 @@ def run(server: Server, mode: str, body: Callable[[Any, Any], Awaitable[None]], 
             await body(storage, strategies.MovingWindowRateLimiter(storage))
         finally:
             if mode == "asyncio":
-                await storage.bridge.get_connection().aclose()
+                await aclose(storage.bridge.get_connection())
 
     asyncio.run(main())
 
 
 def test_the_uris_build_the_recipes_storages(server: Server) -> None:
+    needs_the_asyncio_storage()
     sync = storage_from_string(f"recipes://127.0.0.1:{server.port}/0")
     assert type(sync) is RecipesStorage
     assert sync.check() is True
@@ -62,7 +81,7 @@ def test_the_uris_build_the_recipes_storages(server: Server) -> None:
         storage = storage_from_string(f"async+recipes://127.0.0.1:{server.port}/0")
         assert type(storage) is AsyncRecipesStorage
         assert await storage.check() is True
-        await storage.bridge.get_connection().aclose()
+        await aclose(storage.bridge.get_connection())
 
     asyncio.run(main())
     # limits' own schemes still build limits' own storages.

@@ -16,7 +16,7 @@ import redis
 import redis.asyncio
 import redis.asyncio.retry
 import redis.retry
-from conftest import Server
+from conftest import Server, aclose
 from recipes_helpers import eventually
 from redis.backoff import NoBackoff
 
@@ -104,7 +104,7 @@ def hold_all(server: Server, ttl: float, disrupt: Callable[[List[Holding], redis
             leave.set()
             await asyncio.gather(*blocks)
             sync_client.close()
-            await async_client.aclose()
+            await aclose(async_client)
         return holdings
 
     return asyncio.run(main())
@@ -186,6 +186,6 @@ def test_with_instead_of_async_with_raises(server: Server) -> None:
             async with holders["Lease"] as resource:
                 assert resource == RESOURCE
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(body())

@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator, Callable, List
 
 import pytest
 import redis.asyncio
-from conftest import Clients, Server, value
+from conftest import Clients, Server, aclose, value
 from recipes_helpers import commands, eventually, run, start
 
 import redis_recipes
@@ -302,6 +302,6 @@ def test_with_instead_of_async_with_raises(server: Server) -> None:
                 assert held is handle and plain.exists(KEY) == 1
             assert plain.exists(KEY) == 0
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(body())
