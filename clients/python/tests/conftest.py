@@ -2,8 +2,16 @@
 (``REDIS_SERVER``, ``REDIS8_SERVER``, ``VALKEY_SERVER``) with the built module
 (``RECIPES_MODULE``), on free loopback ports, standalone and as a 3-node
 cluster. Under ``make test`` (``RECIPES_REQUIRE_SERVERS=1``) or ``CI=true`` a
-missing server fails instead of skipping."""
+missing server fails instead of skipping.
 
+The fixtures give a test each server (``server``, ``cluster``) and, with
+``mode``, its clients and the package's classes for ``sync`` and ``asyncio``
+(``clients``; ``book``: a client configured as the book's code configures it,
+``decode_responses=True``, and ``raw``: one that does not decode). Each test
+module covers one module of the package, sync and asyncio together;
+``recipes_helpers`` holds what they share besides fixtures."""
+
+import asyncio
 import inspect
 import os
 import shutil
@@ -12,7 +20,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional
 
 import pytest
 import redis
@@ -140,6 +148,58 @@ class Clients:
 @pytest.fixture
 def clients(server: Server, mode: str) -> Clients:
     return Clients(server, mode)
+
+
+class Book:
+    """A flushed server's client made as the book makes it
+    (``decode_responses=True``; ``decode=False`` for one that does not
+    decode), and the package's classes for the mode."""
+
+    def __init__(self, server: Server, mode: str, decode: bool = True) -> None:
+        import redis.asyncio
+
+        import redis_recipes
+        import redis_recipes.asyncio
+
+        self.plain = server.client(decode_responses=True)
+        self.plain.flushall()
+        self.mode = mode
+        if mode == "sync":
+            self.client: Any = server.client(decode_responses=decode)
+            self.recipes: Any = redis_recipes
+        else:
+            self.client = redis.asyncio.Redis(port=server.port, decode_responses=decode)
+            self.recipes = redis_recipes.asyncio
+
+    def run(self, body: Callable[[Any, Any], Awaitable[None]]) -> None:
+        async def main() -> None:
+            try:
+                await body(self.client, self.recipes)
+            finally:
+                if self.mode == "asyncio":
+                    await aclose(self.client)
+                else:
+                    self.client.close()
+
+        asyncio.run(main())
+
+
+@pytest.fixture
+def book(server: Server, mode: str) -> Book:
+    return Book(server, mode)
+
+
+@pytest.fixture
+def raw(server: Server, mode: str) -> Book:
+    return Book(server, mode, decode=False)
+
+
+async def aclose(client: Any) -> None:
+    """Closes an asyncio client (or connection): ``aclose()``, which redis-py
+    has from 5.0.1 on; 5.0.0, the oldest the package supports, has only
+    ``close()``."""
+    closing = getattr(client, "aclose", None) or client.close
+    await closing()
 
 
 async def value(result: Any) -> Any:

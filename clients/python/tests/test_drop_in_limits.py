@@ -1,7 +1,13 @@
-"""The ``recipes://`` and ``async+recipes://`` storages for ``limits``, on
-every server, sync and asyncio: built from their uris, and the moving window
-exact through ``limits``' own ``MovingWindowRateLimiter``, one ``RATE.LIMIT``
-per hit and one ``RATE.PEEK`` per test or stats read."""
+"""``redis_recipes.drop_in.limits``: the ``recipes://`` and
+``async+recipes://`` storages for ``limits``, on every server, sync and
+asyncio: built from their uris, and the moving window exact through
+``limits``' own ``MovingWindowRateLimiter``, one ``RATE.LIMIT`` per hit and
+one ``RATE.PEEK`` per test or stats read. And Flask-Limiter and SlowAPI on
+the ``recipes://`` storage: the one-line change (``storage_uri``) in an
+application, a route limited to 2 a minute answering 429 on the third
+request, and the moving window running on the module's RATE commands.
+(``limits``' own tests run against these storages in
+``test_drop_in_limits_suite.py``.)"""
 
 import asyncio
 import time
@@ -9,19 +15,35 @@ from typing import Any, Awaitable, Callable, Dict
 
 import pytest
 import redis
-from conftest import Server, value
+from conftest import Server, aclose, value
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
-import limits.aio.strategies  # noqa: E402, F811 (the module importorskip returned, with its submodule)
+import limits.aio.storage  # noqa: E402, F811 (the module importorskip returned, with its submodule)
+import limits.aio.strategies  # noqa: E402
 import limits.strategies  # noqa: E402
 from limits import RateLimitItemPerSecond  # noqa: E402
 from limits.errors import StorageError  # noqa: E402
 from limits.storage import storage_from_string  # noqa: E402
+from packaging.version import Version  # noqa: E402  (limits' own dependency)
 
 import redis_recipes.drop_in  # noqa: E402,F401  (registers the schemes)
 from redis_recipes.drop_in.limits import AsyncRecipesStorage, RecipesStorage  # noqa: E402
 from redis_recipes.errors import WrongType  # noqa: E402
+
+# limits' asyncio Redis storage, which ours extends, refuses a redis-py older
+# than it asks for (5.2.0 with limits 5.8; the package supports 5.0).
+NEEDED = limits.aio.storage.RedisStorage.DEPENDENCIES.get("redis")
+ASYNCIO_REFUSED = (
+    f"limits {limits.__version__}'s asyncio Redis storage needs redis>={NEEDED} (redis {redis.__version__} here)"
+    if NEEDED is not None and Version(redis.__version__) < Version(str(NEEDED)) else ""
+)
+
+
+def needs_the_asyncio_storage() -> None:
+    """Skips the test where limits' asyncio storage refuses this redis-py."""
+    if ASYNCIO_REFUSED:
+        pytest.skip(ASYNCIO_REFUSED)
 
 
 def calls(server: Server) -> Dict[str, int]:
@@ -32,6 +54,8 @@ def calls(server: Server) -> Dict[str, int]:
 def run(server: Server, mode: str, body: Callable[[Any, Any], Awaitable[None]], **options: Any) -> None:
     """Runs ``body(storage, MovingWindowRateLimiter)`` for ``mode`` on a
     flushed server."""
+    if mode == "asyncio":
+        needs_the_asyncio_storage()
     server.client().flushall()
     scheme = "recipes" if mode == "sync" else "async+recipes"
 
@@ -42,12 +66,13 @@ def run(server: Server, mode: str, body: Callable[[Any, Any], Awaitable[None]], 
             await body(storage, strategies.MovingWindowRateLimiter(storage))
         finally:
             if mode == "asyncio":
-                await storage.bridge.get_connection().aclose()
+                await aclose(storage.bridge.get_connection())
 
     asyncio.run(main())
 
 
 def test_the_uris_build_the_recipes_storages(server: Server) -> None:
+    needs_the_asyncio_storage()
     sync = storage_from_string(f"recipes://127.0.0.1:{server.port}/0")
     assert type(sync) is RecipesStorage
     assert sync.check() is True
@@ -56,7 +81,7 @@ def test_the_uris_build_the_recipes_storages(server: Server) -> None:
         storage = storage_from_string(f"async+recipes://127.0.0.1:{server.port}/0")
         assert type(storage) is AsyncRecipesStorage
         assert await storage.check() is True
-        await storage.bridge.get_connection().aclose()
+        await aclose(storage.bridge.get_connection())
 
     asyncio.run(main())
     # limits' own schemes still build limits' own storages.
@@ -152,3 +177,70 @@ def test_errors_are_the_servers_and_wrap_as_limits_asks(server: Server, mode: st
         assert isinstance(raised.value.storage_error, WrongType)
 
     run(server, mode, wrapped, wrap_exceptions=True)
+
+
+# ---- Flask-Limiter and SlowAPI ----------------------------------------------
+
+
+def rate_calls(server: Server) -> Dict[str, int]:
+    stats = server.client().info("commandstats")
+    return {name: stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("rate.limit", "rate.peek")}
+
+
+def test_flask_limiter(server: Server) -> None:
+    pytest.importorskip("flask_limiter", reason="Flask-Limiter is not installed")
+    from flask import Flask
+    from flask_limiter import Limiter
+    from flask_limiter.util import get_remote_address
+
+    server.client().flushall()
+    before = rate_calls(server)
+    app = Flask(__name__)
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=f"recipes://127.0.0.1:{server.port}",
+        strategy="moving-window",
+    )
+
+    @app.route("/hello")
+    @limiter.limit("2/minute")
+    def hello() -> str:
+        return "hello"
+
+    client = app.test_client()
+    assert [client.get("/hello").status_code for _ in range(3)] == [200, 200, 429]
+    after = rate_calls(server)
+    assert after["rate.limit"] > before["rate.limit"]
+
+
+def test_slowapi(server: Server) -> None:
+    pytest.importorskip("slowapi", reason="SlowAPI is not installed")
+    from slowapi import Limiter, _rate_limit_exceeded_handler
+    from slowapi.errors import RateLimitExceeded
+    from slowapi.util import get_remote_address
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    server.client().flushall()
+    before = rate_calls(server)
+    limiter = Limiter(
+        key_func=get_remote_address,
+        storage_uri=f"recipes://127.0.0.1:{server.port}",
+        strategy="moving-window",
+    )
+
+    @limiter.limit("2/minute")
+    async def hello(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("hello")
+
+    app = Starlette(routes=[Route("/hello", hello)])
+    app.state.limiter = limiter
+    app.add_exception_handler(RateLimitExceeded, _rate_limit_exceeded_handler)
+    client = TestClient(app)
+    assert [client.get("/hello").status_code for _ in range(3)] == [200, 200, 429]
+    after = rate_calls(server)
+    assert after["rate.limit"] > before["rate.limit"]

@@ -45,7 +45,7 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 import pytest
 import redis
 import redis.asyncio
-from conftest import FLAVORS, ROOT, Server, serve, servers_required
+from conftest import FLAVORS, ROOT, Server, aclose, serve, servers_required
 
 README = ROOT / "README.md"
 PROMPT = "127.0.0.1:6379> "
@@ -261,7 +261,7 @@ def test_python(fresh: Server, block: Block) -> None:
         # A block that used aclient did so in an event loop of its own, closed
         # since: its connections went with it.
         with contextlib.suppress(RuntimeError):
-            asyncio.run(aclient.aclose())
+            asyncio.run(aclose(aclient))
         # What the example left open (a `limits` storage's own connection, as
         # an application keeps it) goes now, not in a later test.
         namespace.clear()

@@ -63,6 +63,12 @@ def sources() -> Path:
     return SOURCES if SOURCES.is_dir() else Path(redis_recipes.__file__).parent
 
 
+def test_the_package_installs_with_its_types() -> None:
+    import importlib.resources
+
+    assert (importlib.resources.files("redis_recipes") / "py.typed").is_file()
+
+
 def test_the_package_passes_mypy_strict(tmp_path: Path) -> None:
     checked = mypy(str(sources()), cache=tmp_path / "cache")
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -76,3 +82,63 @@ def test_code_using_the_classes_is_checked_against_their_types(tmp_path: Path) -
     bad = mypy(str(tmp_path / "wrong.py"), cache=tmp_path / "cache")
     assert 'Incompatible types in assignment (expression has type "Coroutine[Any, Any, int]"' in bad.stdout, bad.stdout
     assert 'Argument "ttl" has incompatible type "str"' in bad.stdout, bad.stdout
+
+
+# ---- ReadWriteLock, CountDownLatch, UrlShorty ------------------------------
+
+
+USER_RWLOCK_LATCH_SHORTY = textwrap.dedent('''
+    from typing import Optional
+
+    import redis
+    import redis.asyncio
+
+    import redis_recipes
+    import redis_recipes.asyncio
+
+
+    def sync(client: redis.Redis) -> None:
+        rw = redis_recipes.ReadWriteLock(client, "rw", ttl=30, renew=True)
+        with rw.read_lock() as reader:
+            fence: Optional[int] = reader.fencing_token
+        with rw.write_lock(token="me") as writer:
+            held: bool = writer.extend(10)
+            down: bool = writer.downgrade()
+        state: redis_recipes.RwLockInfo = rw.info()
+        latch = redis_recipes.CountDownLatch(client, "latch")
+        armed: bool = latch.try_set_count(3, ttl=60)
+        left: int = latch.count_down()
+        opened: bool = latch.wait(5.5)
+        short: str = redis_recipes.UrlShorty(client).shorten("https://example.com/")
+        url: Optional[str] = redis_recipes.UrlShorty(client, "links").restore(short)
+
+
+    async def asynchronous(client: redis.asyncio.Redis) -> None:
+        rw = redis_recipes.asyncio.ReadWriteLock(client, "rw", ttl=30)
+        async with rw.write_lock() as writer:
+            held: bool = await writer.extend(10)
+        got: bool = await rw.read_lock().acquire(timeout=1)
+        opened: bool = await redis_recipes.asyncio.CountDownLatch(client, "latch").wait()
+        short: str = await redis_recipes.asyncio.UrlShorty(client).shorten("https://example.com/")
+''')
+
+WRONG_RWLOCK_LATCH_SHORTY = textwrap.dedent('''
+    import redis.asyncio
+
+    import redis_recipes.asyncio
+
+
+    async def asynchronous(client: redis.asyncio.Redis) -> None:
+        left: int = redis_recipes.asyncio.CountDownLatch(client, "latch").count_down()
+        redis_recipes.asyncio.UrlShorty(client).restore(62)
+''')
+
+
+def test_code_using_rwlock_latch_and_url_shorty_is_checked_against_their_types(tmp_path: Path) -> None:
+    (tmp_path / "user.py").write_text(USER_RWLOCK_LATCH_SHORTY)
+    (tmp_path / "wrong.py").write_text(WRONG_RWLOCK_LATCH_SHORTY)
+    good = mypy(str(tmp_path / "user.py"), cache=tmp_path / "cache")
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = mypy(str(tmp_path / "wrong.py"), cache=tmp_path / "cache").stdout
+    assert 'Incompatible types in assignment (expression has type "Coroutine[Any, Any, int]"' in bad, bad
+    assert 'has incompatible type "int"; expected "str"' in bad, bad

@@ -32,8 +32,9 @@ Known differences from redis-py's lock, all in corner cases:
 - An empty token is refused (``ResponseError: token must not be empty``).
 """
 
+import inspect
 import uuid
-from typing import Any, Literal, Optional, TypeVar, Union, cast
+from typing import Any, Literal, Optional, Type, TypeVar, Union, cast
 
 import redis.asyncio.lock
 import redis.lock
@@ -50,8 +51,13 @@ SLICE_MARGIN = 1.0
 """Seconds a wait with no end leaves between one slice's end and the
 connection's socket timeout (on clients whose timeout is 2 s or more; below
 that a slice is half the timeout)."""
-DEFAULT_SOCKET_TIMEOUT = 5.0
-"""redis-py 8's socket timeout, assumed for a client that does not say."""
+DEFAULT_SOCKET_TIMEOUT: Optional[float] = inspect.signature(redis.Redis.__init__).parameters["socket_timeout"].default
+"""The socket timeout of a client that does not say: ``redis.Redis``'s
+default (5 s from redis-py 8 on, none before; a sync ``RedisCluster`` passes
+none of its own to its nodes' clients)."""
+NAMED_ERRORS = "lock_name" in inspect.signature(LockError.__init__).parameters
+"""Whether redis-py's lock errors take the lock's name (``lock_name``, from
+redis-py 5.0.2 on; 5.0.0 and 5.0.1 take the message alone)."""
 
 
 def socket_timeout(client: Any) -> Optional[float]:
@@ -101,6 +107,14 @@ def acquiring(client: Any, name: Any, lease: Optional[Number], token: Token,
     while (yield (*words, "WAIT", wait)) is None:
         pass
     return True
+
+
+def lock_error(kind: Type[LockError], message: str, name: Optional[str]) -> LockError:
+    """``kind(message, lock_name=name)``, as redis-py's lock raises it; the
+    message alone on a redis-py whose lock errors take no name."""
+    make: Any = kind
+    error: LockError = make(message, lock_name=name) if NAMED_ERRORS else make(message)
+    return error
 
 
 def releasing(name: Any, token: Token) -> Steps[bool]:
@@ -154,7 +168,7 @@ class _Commands:
     def _owned(self, doing: str, steps: Steps[bool]) -> Steps[Literal[True]]:
         """True when ``steps`` are; else ``LockNotOwnedError``."""
         if not (yield from steps):
-            raise LockNotOwnedError(f"Cannot {doing} a lock that's no longer owned", lock_name=self._error_name())
+            raise lock_error(LockNotOwnedError, f"Cannot {doing} a lock that's no longer owned", self._error_name())
         return True
 
     def _releasing(self, token: Token) -> Steps[Literal[True]]:
@@ -166,7 +180,7 @@ class _Commands:
 
     def _reacquiring(self) -> Steps[Literal[True]]:
         if self.timeout is None:  # redis-py's reacquire checks it first
-            raise LockError("Cannot reacquire a lock with no timeout", lock_name=self._error_name())
+            raise lock_error(LockError, "Cannot reacquire a lock with no timeout", self._error_name())
         milliseconds = int(self.timeout * 1000)
         return (yield from self._owned("reacquire", extending(self.name, self.local.token, milliseconds, False)))
 

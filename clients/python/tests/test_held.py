@@ -1,9 +1,10 @@
-"""The background renewal of ``with Lock(…, renew=True)`` and
-``with pool.lease(…, renew=True)``, sync and asyncio at once, on real
-servers: a lease the server says is gone is reported once and renewing
-stops; renewals that fail (a paused server, a short socket timeout) are
-tried again while the lease lasts, and reported once it has ended. And
-``with`` on an asyncio holder raises instead of taking nothing."""
+"""``redis_recipes._held`` (and its asyncio twin): the background renewal of
+``with Lock(…, renew=True)`` and ``with pool.lease(…, renew=True)``, sync
+and asyncio at once, on real servers: a lease the server says is gone is
+reported once and renewing stops; renewals that fail (a paused server, a
+short socket timeout) are tried again while the lease lasts, and reported
+once it has ended. And ``with`` on an asyncio holder raises instead of
+taking nothing."""
 
 import asyncio
 import threading
@@ -15,7 +16,8 @@ import redis
 import redis.asyncio
 import redis.asyncio.retry
 import redis.retry
-from conftest import Server
+from conftest import Server, aclose
+from recipes_helpers import eventually
 from redis.backoff import NoBackoff
 
 import redis_recipes
@@ -75,15 +77,6 @@ def renewals(plain: redis.Redis) -> int:
     return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in ("lock.extend", "pool.renew"))
 
 
-async def eventually(check: Callable[[], bool], within: float) -> bool:
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
-
-
 def hold_all(server: Server, ttl: float, disrupt: Callable[[List[Holding], redis.Redis], Awaitable[None]],
              **options: Any) -> List[Holding]:
     """Holds a lock and a pool resource with a sync and an asyncio client
@@ -111,7 +104,7 @@ def hold_all(server: Server, ttl: float, disrupt: Callable[[List[Holding], redis
             leave.set()
             await asyncio.gather(*blocks)
             sync_client.close()
-            await async_client.aclose()
+            await aclose(async_client)
         return holdings
 
     return asyncio.run(main())
@@ -193,6 +186,6 @@ def test_with_instead_of_async_with_raises(server: Server) -> None:
             async with holders["Lease"] as resource:
                 assert resource == RESOURCE
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(body())

@@ -1,8 +1,9 @@
-"""Waits longer than redis-py 8's default socket timeout (5 s), with
-default clients: a Lock, a ResourcePool and an IdPool, each with one unit
-held for ~7 s while two waiters queue for it. Each waiter gets the unit in
-its turn and sends its command once. Everything runs at once (standalone
-and cluster, sync and asyncio) to keep the suite short."""
+"""``redis_recipes._core`` and the asyncio driver, what every class runs on,
+sync and asyncio: commands that wait longer than redis-py 8's default socket
+timeout (5 s) keep their place, standalone and on Redis Cluster; a reply
+later than the wait; a moved slot; every family's commands on Redis Cluster;
+and the replies a client gets with ``decode_responses`` (the book's
+configuration) and without it."""
 
 import asyncio
 import concurrent.futures
@@ -12,11 +13,19 @@ from typing import Any, Callable, Dict, List, NamedTuple
 import pytest
 import redis
 import redis.asyncio
-from conftest import Server
+from conftest import Book, Server, aclose, value
+from recipes_helpers import same
 
 import redis_recipes
 import redis_recipes._core
 import redis_recipes.asyncio
+
+# ---- Waits longer than the socket timeout ----------------------------------
+#
+# A Lock, a ResourcePool and an IdPool, each with one unit held for ~7 s while
+# two waiters queue for it, with default clients. Each waiter gets the unit in
+# its turn and sends its command once. Everything runs at once (standalone and
+# cluster, sync and asyncio) to keep the suite short.
 
 HELD = 7.0  # seconds the holder keeps the unit: past the 5 s socket timeout
 WAIT = 10.0  # seconds each waiter waits
@@ -86,7 +95,7 @@ async def keeps_its_place(family: Family, mode: str, plain: Any, new_client: Cal
     finally:
         for client in clients:
             if mode == "asyncio":
-                await client.aclose()
+                await aclose(client)
             else:
                 client.close()
 
@@ -175,7 +184,7 @@ def test_a_reply_later_than_the_wait_raises_and_drops_the_connection(server: Ser
             assert await start(mode, lambda: ids.produce()) == 101
         finally:
             if mode == "asyncio":
-                await client.aclose()
+                await aclose(client)
 
     async def main() -> None:
         paused = asyncio.Event()
@@ -217,6 +226,180 @@ def test_a_moved_slot_falls_back_to_the_cluster_client(cluster: List[Server]) ->
             assert client.get_node_from_key("Lock:moved:async").name == serving
             assert await redis_recipes.asyncio.Lock(client, "Lock:moved:async").acquire(timeout=0.1) is False
         finally:
-            await client.aclose()
+            await aclose(client)
 
     asyncio.run(main())
+
+
+# ---- Every family on Redis Cluster -----------------------------------------
+
+
+def test_idgen_lock_article_rate_and_idpool_on_redis_cluster(cluster: List[Server]) -> None:
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    try:
+        for n in range(20):
+            ids = redis_recipes.IdGenerator(client, f"orders:{n}")
+            assert ids.produce() == 1
+            assert ids.produce_many(5) == range(2, 7)
+            lock = redis_recipes.Lock(client, f"{{job:{n}}}:lock", fence=f"{{job:{n}}}:fence", ttl=30)
+            assert lock.acquire() and lock.fencing_token == 1
+            assert lock.release()
+            article = redis_recipes.Article(client, n, key=f"{{blog}}article::{n}", slug_index="{blog}slugs")
+            assert article.create("t", "c", "a", slug=f"post-{n}")
+            assert redis_recipes.RateLimiter(client, "login", 60, 5).is_permitted(n)
+            pool = redis_recipes.IdPool(client, f"pool:{n}")
+            assert pool.create(3) and pool.acquire() == 1
+        index = redis_recipes.SlugIndex(client, "{blog}slugs")
+        assert index.lookup("post-7") == "{blog}article::7"
+    finally:
+        client.close()
+
+
+def test_idgen_lock_and_rate_on_redis_cluster_with_asyncio(cluster: List[Server]) -> None:
+    import redis.asyncio.cluster
+
+    import redis_recipes.asyncio as recipes
+
+    async def body() -> None:
+        client = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+        try:
+            for n in range(10):
+                assert await recipes.IdGenerator(client, f"async:orders:{n}").produce() == 1
+                lock = recipes.Lock(client, f"{{async:{n}}}:lock", fence=f"{{async:{n}}}:fence", ttl=30)
+                async with lock:
+                    assert lock.fencing_token == 1
+                assert (await recipes.RateLimiter(client, "async", 60, 1).limit(n)).allowed
+                assert not await recipes.RateLimiter(client, "async", 60, 1).is_permitted(n)
+        finally:
+            await aclose(client)
+
+    asyncio.run(body())
+
+
+def test_rwlock_latch_and_url_shorty_on_redis_cluster(cluster: List[Server]) -> None:
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    try:
+        for n in range(10):
+            rw = redis_recipes.ReadWriteLock(client, f"{{rw:{n}}}:lock", fence=f"{{rw:{n}}}:fence", ttl=30)
+            with rw.write_lock() as writer:
+                assert writer.fencing_token == 1
+                assert rw.read_lock().acquire(timeout=0.05) is False
+            reader = rw.read_lock()
+            assert reader.acquire(timeout=1) is True and reader.fencing_token == 1
+            assert rw.info().mode == "read"
+            assert reader.release() is True
+            latch = redis_recipes.CountDownLatch(client, f"latch:{n}")
+            assert latch.try_set_count(1) is True
+            assert latch.wait(0.05) is False
+            assert latch.count_down() == 0 and latch.wait(1) is True
+            shorty = redis_recipes.UrlShorty(client, f"short:{n}")
+            assert shorty.shorten("https://example.com/") == "1"
+            assert shorty.restore("1") == "https://example.com/"
+    finally:
+        client.close()
+
+
+def test_rwlock_latch_and_url_shorty_on_redis_cluster_with_asyncio(cluster: List[Server]) -> None:
+    import redis.asyncio.cluster
+
+    recipes = redis_recipes.asyncio
+
+    async def body() -> None:
+        client = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=cluster[0].port)
+        try:
+            for n in range(10):
+                rw = recipes.ReadWriteLock(client, f"{{arw:{n}}}:lock", fence=f"{{arw:{n}}}:fence", ttl=30)
+                async with rw.write_lock() as writer:
+                    assert writer.fencing_token == 1
+                    assert await rw.read_lock().acquire(timeout=0.05) is False
+                async with rw.read_lock() as reader:
+                    assert reader.fencing_token == 1
+                latch = recipes.CountDownLatch(client, f"alatch:{n}")
+                assert await latch.try_set_count(1) is True
+                assert await latch.wait(0.05) is False
+                assert await latch.count_down() == 0 and await latch.wait(1) is True
+                shorty = recipes.UrlShorty(client, f"ashort:{n}")
+                assert await shorty.shorten("https://example.com/") == "1"
+                assert await shorty.restore("1") == "https://example.com/"
+        finally:
+            await aclose(client)
+
+    asyncio.run(body())
+
+
+def test_the_book_returns_on_redis_cluster(cluster: List[Server]) -> None:
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster[0].port, decode_responses=True)
+    try:
+        client.delete("returns:article::1")
+        article = redis_recipes.Article(client, 1, key="returns:article::1")
+        assert article.create("t", "c", "a") is True
+        got = article.get()
+        assert got["id"] == "1" and got["title"] == "t" and type(got["create_at"]) is str
+        assert article.is_exists() is True
+        gen = redis_recipes.HashIdGenerator(client, "returns:ids")
+        client.delete("returns:ids")
+        assert gen.reserve("post", 10) is True and gen.reserve("post", 20) is False
+        assert gen.produce("post") == 11
+        cache = redis_recipes.HashCache(client)
+        assert cache.set("returns:h", {"a": 1}) is None and cache.get("returns:h") == {"a": "1"}
+        pool = redis_recipes.ResourcePool(client, "returns:pool", owner="w")
+        client.delete("returns:pool")
+        assert pool.associate("r") is True and pool.total_count() == 1 and pool.acquire() == "r"
+        limiter = redis_recipes.RateLimiter(client, "returns", 60, 1)
+        assert limiter.revoke("u") is None and limiter.duration("u") is None
+    finally:
+        client.close()
+
+
+# ---- Replies with and without decode_responses -----------------------------
+
+
+def test_additions_with_a_decoding_client(book: Book) -> None:
+    async def body(client: Any, recipes: Any) -> None:
+        ids = recipes.IdPool(client, "seats")
+        await same(ids.create(2), True)
+        await same(ids.create(2), False)
+        await same(ids.acquire(), 1)
+        await same(ids.acquire(ttl=60), 2)
+        await same(ids.acquire(timeout=0.05), None)
+        await same(ids.release(1), True)
+        await same(ids.renew(2, 30), True)
+        await same(ids.resize(3), True)
+        info = await value(ids.info())
+        assert info["max"] == 3 and all(type(v) in (int, type(None)) for v in info.values())
+        article = recipes.Article(client, 7, slug_index="slug.to.id")
+        await same(article.create("t", "c", "a", slug="hello"), True)
+        await same(recipes.SlugIndex(client, "slug.to.id").lookup("hello"), "article::7")
+        await same(article.set_slug("hi"), True)
+        await same((await value(article.record()))["slug"], "hi")
+
+    book.run(body)
+
+
+def test_a_client_without_decode_responses(raw: Book) -> None:
+    async def body(client: Any, recipes: Any) -> None:
+        article = recipes.Article(client, 10086)
+        await same(article.create("message", "hello world", "peter"), True)
+        got = await value(article.get())
+        assert list(got) == ["id", "title", "content", "author", "create_at"]
+        assert got["id"] == "10086" and got["title"] == b"message" and got["author"] == b"peter"
+        assert type(got["create_at"]) is bytes and abs(float(got["create_at"]) - time.time()) < 60
+        assert (await value(article.record()))["title"] == b"message"
+        cache = recipes.Cache(client)
+        await same(cache.set("logo", b"\x89PNG\r\n\x1a\n\x00\x00"), None)
+        await same(cache.get("logo"), b"\x89PNG\r\n\x1a\n\x00\x00")
+        await same(cache.update("logo", b"new"), b"\x89PNG\r\n\x1a\n\x00\x00")
+        hashed = recipes.HashCache(client)
+        await same(hashed.set("User:10086", {"name": "Peter", "age": 56}), None)
+        await same(hashed.get("User:10086"), {"name": b"Peter", "age": b"56"})
+        await same(recipes.JsonCache(client).set("j", [1, "a"]), None)
+        await same(recipes.JsonCache(client).get("j"), [1, "a"])
+        pool = recipes.ResourcePool(client, "ResourcePool:raw", owner="w1")
+        await same(pool.associate("b1"), True)
+        await same(pool.acquire(), "b1")
+        limiter = recipes.RateLimiter(client, "login", 60, 1)
+        await same(limiter.is_permitted("u"), True)
+        assert type(await value(limiter.duration("u"))) is int
+        await same(recipes.SlugIndex(client, "none").lookup("x"), None)
+
+    raw.run(body)
