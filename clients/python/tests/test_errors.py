@@ -4,14 +4,18 @@ picks each class; any command run through the package's driver is
 translated), the documented errors of ``ReadWriteLock``, ``CountDownLatch``
 and ``UrlShorty``, and a server without the module saying what to load."""
 
-from typing import Any, Callable, List
+import re
+from pathlib import Path
+from typing import Any, Callable, List, Tuple
 
 import pytest
 from conftest import Clients, Server, value
 from recipes_helpers import run
+from redis._parsers import BaseParser
 from redis.exceptions import ResponseError
 
 import redis_recipes
+import redis_recipes.errors
 
 KEY = "rw"
 
@@ -94,7 +98,7 @@ def test_the_documented_errors_raise_their_classes(clients: Clients) -> None:
         assert await value(reader.acquire()) is True
         with pytest.raises(errors.CannotUpgrade) as upgrade:
             await value(rw.write_lock(token="same").acquire())
-        assert str(upgrade.value) == ("token holds a read lock: release it before asking for WRITE "
+        assert str(upgrade.value) == ("NOUPGRADE token holds a read lock: release it before asking for WRITE "
                                       "(two readers upgrading would deadlock)")
         assert isinstance(upgrade.value, ResponseError)
         assert redis_recipes.ReadWriteLock(clients.plain, KEY).info().mode == "read"  # nothing changed
@@ -106,7 +110,7 @@ def test_the_documented_errors_raise_their_classes(clients: Clients) -> None:
             (lambda: recipes.ReadWriteLock(client, "a-string").read_lock().acquire(), errors.WrongType, None),
             (lambda: recipes.CountDownLatch(client, "a-hash").count_down(), errors.WrongType, None),
             (lambda: recipes.UrlShorty(client, "full").shorten("https://example.com/"), errors.GeneratorExhausted,
-             "ID generator exhausted: taking 1 more ID(s) after 9223372036854775807 would pass "
+             "EXHAUSTED taking 1 more ID(s) after 9223372036854775807 would pass "
              "9223372036854775807"),
             (lambda: recipes.ReadWriteLock(client, KEY, fence=KEY).write_lock().acquire(), ResponseError,
              "FENCE key must differ from the lock key"),
@@ -152,3 +156,68 @@ def test_a_server_without_the_module_says_what_to_load_for_rwlock_latch_and_url_
                 call()
     finally:
         plain.stop()
+
+
+# ---- the module's error catalogue (docs/errors.md, generated from src/common/redis_recipes.errors.rs)
+
+_CATALOGUE_DOC = Path(__file__).resolve().parents[3] / "docs" / "errors.md"
+_SAMPLES = {"name": "idgen.next", "command": "idgen.next", "commands": "IDGEN.NEXT"}
+
+
+def _catalogue() -> List[Tuple[str, str]]:
+    """(error text, Python class) for each row of docs/errors.md's generated tables."""
+    rows = []
+    in_table = False
+    for line in _CATALOGUE_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("<!-- errors:"):
+            in_table = True
+        elif not line.startswith("|"):
+            in_table = False
+        elif in_table and line.startswith("| `"):
+            text = line[3:line.index("` |")].replace("\\|", "|")
+            python = line.rstrip(" |").rsplit("| ", 1)[-1].strip("`")
+            rows.append((text, python))
+    return rows
+
+
+def _as_received(text: str) -> ResponseError:
+    """The exception redis-py raises for the error reply `text` (a `{name}`
+    given a sample value), before the package translates it."""
+    for name, sample in _SAMPLES.items():
+        text = text.replace("{" + name + "}", sample)
+    text = re.sub(r"\{[a-z]+\}", "7", text)
+    parsed = BaseParser.parse_error(text)
+    assert isinstance(parsed, ResponseError)
+    return parsed
+
+
+def test_the_catalogue_is_read_whole() -> None:
+    rows = _catalogue()
+    assert len(rows) >= 45
+    assert ("NOPOOL no ID pool at key '{key}'", "PoolMissing") in rows
+
+
+@pytest.mark.parametrize("text,python", _catalogue(), ids=lambda value: str(value)[:40])
+def test_each_catalogued_error_becomes_its_class(text: str, python: str) -> None:
+    translated = redis_recipes.errors.translate(_as_received(text))
+    if python == "ResponseError":
+        assert not isinstance(translated, redis_recipes.errors.RecipeError), (text, type(translated))
+    else:
+        assert type(translated) is getattr(redis_recipes.errors, python), (text, type(translated))
+
+
+def test_every_exception_class_has_a_catalogued_error() -> None:
+    named = {python for _, python in _catalogue()}
+    classes = {name for name, value in vars(redis_recipes.errors).items()
+               if isinstance(value, type) and issubclass(value, redis_recipes.errors.RecipeError)
+               and value is not redis_recipes.errors.RecipeError}
+    assert classes == named - {"ResponseError"}
+
+
+def test_every_family_is_known_to_the_module_check(server: Server) -> None:
+    """``ModuleNotLoaded`` is raised for an unknown command of any family: the
+    package's list of command prefixes is the module's."""
+    # As one word, the command is sent split and read without redis-py's reply callback for COMMAND.
+    names = server.client().execute_command("COMMAND LIST FILTERBY MODULE recipes")
+    prefixes = {name.decode().split(".")[0] + "." for name in names}
+    assert prefixes == set(redis_recipes.errors._FAMILIES)
