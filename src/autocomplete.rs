@@ -121,12 +121,14 @@ fn is_time_token(arg: &Arg) -> bool {
 /// When an entry written with `PX ms | EX s | PXAT unix-ms` fades (at most
 /// one of them), and whether the time was relative (so the write is
 /// replicated with `PXAT`).
-fn fade_time(
-    command: &str,
-    options: &[Arg],
-) -> Result<(Option<i64>, bool), RedisError> {
+fn fade_time(command: &str, options: &[Arg]) -> Result<(Option<i64>, bool), RedisError> {
     let [px, ex, pxat] = parse_options(options, &[PX, EX, PXAT])?;
-    if [px, ex, pxat].iter().filter(|given| given.is_some()).count() > 1 {
+    if [px, ex, pxat]
+        .iter()
+        .filter(|given| given.is_some())
+        .count()
+        > 1
+    {
         return Err(errors::SYNTAX.error());
     }
     if let Some(at) = single(pxat) {
@@ -173,8 +175,7 @@ fn fade(ctx: &Context, key: &mut Key, now: i64, named: &[&[u8]]) -> Result<bool,
     };
     let mut faded = suggestions.fade(now, FADE_BATCH);
     for content in named {
-        if suggestions.fade_at(content).is_some_and(|at| at <= now) && suggestions.remove(content)
-        {
+        if suggestions.fade_at(content).is_some_and(|at| at <= now) && suggestions.remove(content) {
             faded.push(content.to_vec());
         }
     }
@@ -277,7 +278,11 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         .set(content, value, fade_at)
         .map_err(write_error)?;
     if faded || relative {
-        let mut words = vec![Word::Arg(*name), Word::Arg(*content_arg), Word::Arg(*weight_arg)];
+        let mut words = vec![
+            Word::Arg(*name),
+            Word::Arg(*content_arg),
+            Word::Arg(*weight_arg),
+        ];
         if let Some(at) = fade_at {
             words.extend([Word::Token(c"PXAT"), Word::Int(at)]);
         }
@@ -358,7 +363,9 @@ fn hint<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if with_weights.is_none() {
         return Ok(RedisValue::Array(found.iter().map(|(c, _)| content(c)).collect()).into());
     }
-    let pairs = found.iter().map(|(c, w)| (content(c), RedisValue::Float(*w)));
+    let pairs = found
+        .iter()
+        .map(|(c, w)| (content(c), RedisValue::Float(*w)));
     Ok(Reply::Pairs(pairs.collect()))
 }
 

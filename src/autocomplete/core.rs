@@ -612,7 +612,11 @@ impl Suggestions {
             if node.flags & FADES != 0 && node.fade <= now {
                 count += 1;
             }
-            stack.extend([node.left, node.right].into_iter().filter(|&child| child != NIL));
+            stack.extend(
+                [node.left, node.right]
+                    .into_iter()
+                    .filter(|&child| child != NIL),
+            );
         }
         count
     }
@@ -1895,7 +1899,10 @@ mod tests {
                     let next = model.values().filter_map(|&(_, f)| f).min();
                     assert_eq!(tree.next_fade(), next);
                     let now = rng.below(100) as i64;
-                    let due = model.values().filter(|&&(_, f)| f.is_some_and(|f| f <= now)).count();
+                    let due = model
+                        .values()
+                        .filter(|&&(_, f)| f.is_some_and(|f| f <= now))
+                        .count();
                     assert_eq!(tree.due(now), due, "step {step}");
                 }
             }

@@ -192,7 +192,9 @@ pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
         }
         Ok(Reply::Pairs(pairs)) => {
             let value = if resp3(ctx) {
-                let pairs = pairs.into_iter().map(|(a, b)| RedisValue::Array(vec![a, b]));
+                let pairs = pairs
+                    .into_iter()
+                    .map(|(a, b)| RedisValue::Array(vec![a, b]));
                 RedisValue::Array(pairs.collect())
             } else {
                 RedisValue::Array(pairs.into_iter().flat_map(|(a, b)| [a, b]).collect())
