@@ -847,6 +847,31 @@ server_tests! {
         assert!(!server.log().contains("panic"), "{}", server.log());
     }
 
+    /// A content longer than the widest `recipes.autocomplete-max-chars`
+    /// (65,536 characters) could not be replayed from an AOF rewrite
+    /// (`AUTOCOMPLETE.SET` refuses it there too), so no load takes it; the
+    /// longest content loads, and survives the rewrite and a restart.
+    fn no_load_takes_a_content_an_aof_rewrite_would_lose(flavor) {
+        let mut server = Server::start_with(flavor, &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+        let mut con = server.con();
+        assert_eq!(feed(&mut con, &["template", "x"]), "1");
+        let template: Vec<u8> = query(&mut con, &["DUMP", "template"]);
+        use harness::Field::{Bytes as B, Num as N};
+        let one = 1f64.to_bits();
+        let too_long = "a".repeat(65_537);
+        let payload = harness::forge(&template, &[N(2), B(too_long.as_bytes()), N(one), N(0), B(b"short"), N(one), N(0)], 1);
+        refused_restore(&mut con, &payload, "ERR Bad data format");
+        let longest = "中".repeat(65_536);
+        let payload = harness::forge(&template, &[N(2), B(longest.as_bytes()), N(one), N(0), B(b"short"), N(one), N(0)], 1);
+        assert_eq!(redis::cmd("RESTORE").arg("long").arg(0).arg(payload).query::<Value>(&mut con).unwrap(), Value::Okay);
+        let before = (card(&mut con, "long"), digest_value(&mut con, "long"));
+        harness::rewrite_aof(&mut con);
+        drop(con);
+        server.restart();
+        let mut con = server.con();
+        assert_eq!((card(&mut con, "long"), digest_value(&mut con, "long")), before, "the AOF rewrite lost an entry");
+    }
+
     fn a_hundred_thousand_entries_load_in_any_order(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
