@@ -450,7 +450,7 @@ server_tests! {
         // bytes) are taken, 257 ASCII ones are not.
         let chinese = "中".repeat(256);
         assert_eq!(feed(&mut con, &["k", &chinese]), "1");
-        assert_eq!(hint(&mut con, "k", &"中".repeat(100)), [chinese.clone()]);
+        assert_eq!(hint(&mut con, "k", &"中".repeat(100)), [chinese.as_str()]);
         assert_eq!(error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "k", &"a".repeat(257)])), too_long(256));
         assert_eq!(error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "k", &"中".repeat(257)])), too_long(256));
         // Any bytes of valid UTF-8, NUL included.

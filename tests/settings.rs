@@ -378,7 +378,7 @@ server_tests! {
         // The long entry is hinted and weighed; feeding it is refused (its
         // content is over the cap), removing it is not.
         let hints: Vec<String> = cmd(&["AUTOCOMPLETE.HINT", "ac", "长"]).query(&mut con).unwrap();
-        assert_eq!(hints, [long_entry.clone()]);
+        assert_eq!(hints, [long_entry.as_str()]);
         assert_eq!(text(&value(&mut con, &["AUTOCOMPLETE.WEIGHT", "ac", &long_entry])), "2");
         assert_eq!(
             error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "ac", &long_entry])),
