@@ -197,6 +197,19 @@ fn fade(ctx: &Context, key: &mut Key, now: i64, named: &[&[u8]]) -> Result<bool,
     Ok(true)
 }
 
+/// After a write into a key that fading emptied (and so deleted) on the
+/// way, gives the key back the expiry time it had (`before`), replicated as
+/// `PEXPIREAT` after the write's own effect. Otherwise nothing.
+fn keep_expiry(ctx: &Context, key: &mut Key, before: Option<i64>) {
+    let Some(at) = before else { return };
+    if key.expire_at() == Some(at) {
+        return;
+    }
+    key.set_expire_at(Some(at));
+    replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(key.name()), Word::Int(at)]);
+    key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+}
+
 /// The suggestions at `key`, created empty (and counted) if the key is.
 fn suggestions_at<'k>(key: &'k mut Key) -> Result<&'k mut Suggestions, RedisError> {
     if key.kind() == Kind::Empty {
@@ -232,6 +245,7 @@ fn feed<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             return Err(write_error(WriteError::Full));
         }
     }
+    let expiry = key.expire_at();
     let faded = fade(ctx, &mut key, now, &[content])?;
     let weight = suggestions_at(&mut key)?
         .feed(content, increment, fade_at)
@@ -248,6 +262,7 @@ fn feed<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     } else {
         replicate::verbatim(ctx);
     }
+    keep_expiry(ctx, &mut key, expiry);
     key.written(EVENT_CLASS, c"autocomplete.feed");
     Ok(RedisValue::Float(weight).into())
 }
@@ -273,6 +288,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
         None => true,
     };
+    let expiry = key.expire_at();
     let faded = fade(ctx, &mut key, now, &[content])?;
     suggestions_at(&mut key)?
         .set(content, value, fade_at)
@@ -290,6 +306,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     } else {
         replicate::verbatim(ctx);
     }
+    keep_expiry(ctx, &mut key, expiry);
     key.written(EVENT_CLASS, c"autocomplete.set");
     Ok(RedisValue::Integer(i64::from(new)).into())
 }

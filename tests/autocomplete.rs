@@ -696,6 +696,34 @@ server_tests! {
         assert_eq!(digest(&mut replica), digest(&mut con));
     }
 
+    fn a_write_into_a_key_fading_emptied_keeps_its_expiry(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let mut replica = pair.replica.con();
+        assert_eq!(feed(&mut con, &["k", "gone", "1", "PX", "50"]), "1");
+        assert_eq!(int(&mut con, &["PEXPIRE", "k", "600000"]), 1);
+        let expiry = int(&mut con, &["PEXPIRETIME", "k"]);
+        thread::sleep(Duration::from_millis(80));
+        // The fade empties the key on the way; FEED and SET refill it with
+        // the expiry it had, on the replica too.
+        assert_eq!(feed(&mut con, &["k", "new", "2"]), "2");
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "k"]), expiry);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "gone2", "1", "PX", "50"]), 1);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.REMOVE", "k", "new"]), 1);
+        thread::sleep(Duration::from_millis(80));
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "set", "3"]), 1);
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "k"]), expiry);
+        assert_eq!(hint(&mut con, "k", ""), ["set"]);
+        pair.sync();
+        assert_eq!(int(&mut replica, &["PEXPIRETIME", "k"]), expiry);
+        assert_eq!(digest(&mut replica), digest(&mut con));
+        // A key without one gets none.
+        assert_eq!(feed(&mut con, &["p", "gone", "1", "PX", "50"]), "1");
+        thread::sleep(Duration::from_millis(80));
+        assert_eq!(feed(&mut con, &["p", "new"]), "1");
+        assert_eq!(int(&mut con, &["PEXPIRETIME", "p"]), -1);
+    }
+
     fn many_faded_entries_go_over_several_writes(flavor) {
         let pair = Replicated::start(flavor);
         let mut con = pair.primary.con();
