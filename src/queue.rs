@@ -34,7 +34,7 @@
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context, RedisError, RedisString, RedisValue};
+use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, UPDATES_FIRST};
 use crate::common::errors;
@@ -42,6 +42,7 @@ use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{End, Key};
 use crate::common::ffi::replicate;
+use crate::common::ffi::reply::direct;
 use crate::common::reply::Replied;
 use crate::entry;
 
@@ -70,12 +71,10 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
         n if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
         _ => return Err(errors::QUEUE_MAXLEN.error()),
     };
-    let mode = if mode.is("REFUSE") {
-        Mode::Refuse
-    } else if mode.is("EVICT") {
-        Mode::Evict
-    } else {
-        return Err(errors::SYNTAX.error());
+    let mode = match mode.as_bytes() {
+        m if m.eq_ignore_ascii_case(b"REFUSE") => Mode::Refuse,
+        m if m.eq_ignore_ascii_case(b"EVICT") => Mode::Evict,
+        _ => return Err(errors::SYNTAX.error()),
     };
     let mut key = Key::write(ctx, *name);
     let len = key.list_len()?.unwrap_or(0);
@@ -87,15 +86,37 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
     for item in &items[plan.pushed.clone()] {
         key.list_push(end, *item)?;
     }
-    let mut evicted: Vec<RedisValue> = Vec::with_capacity(plan.evicted());
-    for _ in 0..plan.popped {
-        // The list holds `len` + kept items, more than `popped`.
-        let Some(item) = key.list_pop(end.other()) else {
-            break;
-        };
-        evicted.push(RedisValue::BulkRedisString(item));
-    }
+    let kept = i64::try_from(plan.kept()).unwrap_or(i64::MAX);
     let list = raw::REDISMODULE_NOTIFY_LIST as c_int;
+    let trim = mode == Mode::Evict && plan.popped >= TRIM_FROM;
+    if mode == Mode::Evict {
+        // `[kept, [evicted …]]`, sent as the items are read: the list's own
+        // oldest first, then the items given that never fitted, in the order
+        // given. Nothing can fail from here on.
+        direct::array(ctx, 2);
+        direct::integer(ctx, kept);
+        direct::array(ctx, plan.evicted());
+        let other = end.other();
+        for i in 0..plan.popped {
+            // The list holds `len` + kept items, more than `popped`, so
+            // there is always an item; a nil keeps the array's length if not.
+            let sent = if trim {
+                let i = i64::try_from(i).unwrap_or(i64::MAX);
+                key.list_get_reply(match other {
+                    End::Head => i,
+                    End::Tail => -1 - i,
+                })
+            } else {
+                key.list_pop_reply(other)
+            };
+            if !sent {
+                direct::null(ctx);
+            }
+        }
+        for item in &items[plan.dropped.clone()] {
+            direct::arg(ctx, *item);
+        }
+    }
     key.written(
         list,
         match end {
@@ -103,31 +124,36 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
             End::Head => c"lpush",
         },
     );
-    if plan.popped > 0 {
-        key.notify(list, c"ltrim");
-    }
-    drop(key);
-    replicate::verbatim(ctx);
-    let kept = RedisValue::Integer(i64::try_from(plan.kept()).unwrap_or(i64::MAX));
-    Ok(match mode {
-        Mode::Refuse => kept,
-        Mode::Evict => {
-            // Then the items given that never fitted, in the order given.
-            evicted.extend(
-                items[plan.dropped.clone()]
-                    .iter()
-                    .map(|item| RedisValue::BulkRedisString(retained(item))),
-            );
-            RedisValue::Array(vec![kept, RedisValue::Array(evicted)])
+    if trim {
+        // `LTRIM` announces `ltrim` itself.
+        let maxlen = i64::try_from(maxlen).unwrap_or(i64::MAX);
+        match end {
+            End::Tail => key.close_and_trim(-maxlen, -1),
+            End::Head => key.close_and_trim(0, maxlen - 1),
         }
+    } else {
+        if plan.popped > 0 {
+            key.notify(list, c"ltrim");
+        }
+        drop(key);
+    }
+    replicate::verbatim(ctx);
+    Ok(match mode {
+        Mode::Refuse => RedisValue::Integer(kept),
+        Mode::Evict => RedisValue::NoReply,
     }
     .into())
 }
 
-/// An argument as a string of the reply (a reference of its own).
-fn retained(item: &Arg) -> RedisString {
-    RedisString::new(None, item.as_ptr())
-}
+/// From how many of the list's own items evicted it is cut by one `LTRIM`
+/// (through `RedisModule_Call`) after they are read, rather than popped one
+/// by one: each pop moves the rest of the list's first listpack node, but
+/// the call costs about 4,400 instructions on Redis 7.0. With 10 items
+/// evicted from a list of 1,000 it saves 12% of `QUEUE.RPUSH … EVICT`'s
+/// instructions on Redis 7.0 (37,660 → 33,131), 13% on Redis 8.6 (39,240 →
+/// 34,138) and 2.8% on Valkey 9.1 (45,143 → 43,858); with 7 items it saved
+/// 6% on Redis 8.6 but cost Valkey 3.3% more (callgrind, bench/queue_cost.py).
+const TRIM_FROM: usize = 10;
 
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const SINCE: &CStr = c"0.6.0";

@@ -229,6 +229,63 @@ server_tests! {
         assert_eq!(book, ["q rpush", "q ltrim"]);
     }
 
+    fn many_evicted_at_once(flavor) {
+        // 10 or more of the list's own items out: the list is cut in one go
+        // (src/queue.rs TRIM_FROM), with the same reply, list, TTL and events.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let filler: Vec<String> = (0..30).map(|n| format!("f{n:02}")).collect();
+        for (push, queue_push, given, maxlen) in [
+            ("RPUSH", "QUEUE.RPUSH", 3, 20),
+            ("LPUSH", "QUEUE.LPUSH", 3, 20),
+            ("RPUSH", "QUEUE.RPUSH", 12, 10),
+            ("LPUSH", "QUEUE.LPUSH", 12, 10),
+            ("RPUSH", "QUEUE.RPUSH", 1, 21),
+        ] {
+            let (book, mine) = ("book", "mine");
+            for key in [book, mine] {
+                let _: i64 = query(&mut con, &["DEL", key]);
+                let mut words = vec!["RPUSH", key];
+                words.extend(filler.iter().map(String::as_str));
+                let _: i64 = query(&mut con, &words);
+                let _: i64 = query(&mut con, &["PEXPIRE", key, "600000"]);
+            }
+            let at = int(&mut con, &["PEXPIRETIME", mine]);
+            let before = items(&mut con, book);
+            let given: Vec<String> = (0..given).map(|n| format!("g{n:02}")).collect();
+            let mut words = vec![push, book];
+            words.extend(given.iter().map(String::as_str));
+            let _: i64 = query(&mut con, &words);
+            let (start, stop) = if push == "RPUSH" { (format!("-{maxlen}"), "-1".to_string()) } else { ("0".to_string(), format!("{}", maxlen - 1)) };
+            let _: () = query(&mut con, &["LTRIM", book, &start, &stop]);
+            let maxlen_text = maxlen.to_string();
+            let mut words = vec![queue_push, mine, &maxlen_text, "EVICT"];
+            words.extend(given.iter().map(String::as_str));
+            let answer = value(&mut con, &words);
+            let after = items(&mut con, mine);
+            assert_eq!(items(&mut con, book), after, "{words:?}");
+            let mut offered = before;
+            if push == "LPUSH" {
+                offered.reverse();
+            }
+            offered.extend(given.iter().cloned());
+            let gone: Vec<Value> = offered
+                .iter()
+                .filter(|item| !after.contains(item))
+                .map(|s| Value::BulkString(s.as_bytes().to_vec()))
+                .collect();
+            let kept = given.len().min(maxlen) as i64;
+            assert_eq!(answer, Value::Array(vec![Value::Int(kept), Value::Array(gone)]), "{words:?}");
+            assert_eq!(int(&mut con, &["PEXPIRETIME", mine]), at, "{words:?}");
+        }
+        let fired = keyspace_events(&server, 4, |con| {
+            let _: Value = value(con, &["QUEUE.RPUSH", "mine", "5", "EVICT", "x"]);
+            let _: Value = value(con, &["QUEUE.LPUSH", "mine", "1", "EVICT", "y", "z"]);
+        });
+        assert_eq!(fired, ["mine rpush", "mine ltrim", "mine lpush", "mine ltrim"]);
+        assert_eq!(items(&mut con, "mine"), ["z"]);
+    }
+
     fn a_write_aborts_a_watch_and_a_refusal_does_not(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
@@ -255,7 +312,14 @@ server_tests! {
             let _: Value = value(con, &["QUEUE.LPUSH", "q", "5", "REFUSE", "g", "h"]);
             let _: Value = value(con, &["QUEUE.LPUSH", "q", "2", "EVICT", "i"]);
             let _: Value = value(con, &["QUEUE.RPUSH", "r", "2", "REFUSE", "x", "y", "z"]);
-            vec!["q", "r"]
+            let mut words = vec!["RPUSH", "s"];
+            let filler: Vec<String> = (0..40).map(|n| format!("f{n:02}")).collect();
+            words.extend(filler.iter().map(String::as_str));
+            let _: i64 = query(con, &words);
+            // Cut in one go (10 or more out), at both ends.
+            let _: Value = value(con, &["QUEUE.RPUSH", "s", "25", "EVICT", "x", "y"]);
+            let _: Value = value(con, &["QUEUE.LPUSH", "s", "12", "EVICT", "z"]);
+            vec!["q", "r", "s"]
         };
         harness::replica_converges(flavor, workload);
         let server = harness::aof_round_trip(flavor, workload);

@@ -105,6 +105,7 @@ required_api!(
     RedisModule_ValueLength,
     RedisModule_ListPush,
     RedisModule_ListPop,
+    RedisModule_ListGet,
 );
 
 pub fn check_api() -> Result<(), String> {
