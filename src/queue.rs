@@ -88,7 +88,6 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
     }
     let kept = i64::try_from(plan.kept()).unwrap_or(i64::MAX);
     let list = raw::REDISMODULE_NOTIFY_LIST as c_int;
-    let trim = mode == Mode::Evict && plan.popped >= TRIM_FROM;
     if mode == Mode::Evict {
         // `[kept, [evicted …]]`, sent as the items are read: the list's own
         // oldest first, then the items given that never fitted, in the order
@@ -97,19 +96,10 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
         direct::integer(ctx, kept);
         direct::array(ctx, plan.evicted());
         let other = end.other();
-        for i in 0..plan.popped {
+        for _ in 0..plan.popped {
             // The list holds `len` + kept items, more than `popped`, so
             // there is always an item; a nil keeps the array's length if not.
-            let sent = if trim {
-                let i = i64::try_from(i).unwrap_or(i64::MAX);
-                key.list_get_reply(match other {
-                    End::Head => i,
-                    End::Tail => -1 - i,
-                })
-            } else {
-                key.list_pop_reply(other)
-            };
-            if !sent {
+            if !key.list_pop_reply(other) {
                 direct::null(ctx);
             }
         }
@@ -124,19 +114,10 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
             End::Head => c"lpush",
         },
     );
-    if trim {
-        // `LTRIM` announces `ltrim` itself.
-        let maxlen = i64::try_from(maxlen).unwrap_or(i64::MAX);
-        match end {
-            End::Tail => key.close_and_trim(-maxlen, -1),
-            End::Head => key.close_and_trim(0, maxlen - 1),
-        }
-    } else {
-        if plan.popped > 0 {
-            key.notify(list, c"ltrim");
-        }
-        drop(key);
+    if plan.popped > 0 {
+        key.notify(list, c"ltrim");
     }
+    drop(key);
     replicate::verbatim(ctx);
     Ok(match mode {
         Mode::Refuse => RedisValue::Integer(kept),
@@ -145,16 +126,11 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
     .into())
 }
 
-/// From how many of the list's own items evicted it is cut by one `LTRIM`
-/// (through `RedisModule_Call`) after they are read, rather than popped one
-/// by one: each pop moves the rest of the list's first listpack node, but
-/// the call costs about 4,400 instructions on Redis 7.0. With 10 items
-/// evicted from a list of 1,000 it saves 12% of `QUEUE.RPUSH … EVICT`'s
-/// instructions on Redis 7.0 (37,660 → 33,131), 13% on Redis 8.6 (39,240 →
-/// 34,138) and 2.8% on Valkey 9.1 (45,143 → 43,858); with 7 items it saved
-/// 6% on Redis 8.6 but cost Valkey 3.3% more (callgrind, bench/queue_cost.py).
-const TRIM_FROM: usize = 10;
-
+// Popping the evicted items one by one moves the rest of the list's first
+// listpack node once per item, where the book's LTRIM cuts once: the module
+// API deletes one item at a time, and cutting through `RedisModule_Call`
+// (12% fewer instructions at 10 items on Redis 7.0, 2.8% on Valkey) would
+// put a command call on this path.
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const SINCE: &CStr = c"0.6.0";
 const ARGS: &[ArgSpec] = &[

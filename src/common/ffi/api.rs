@@ -105,7 +105,6 @@ required_api!(
     RedisModule_ValueLength,
     RedisModule_ListPush,
     RedisModule_ListPop,
-    RedisModule_ListGet,
 );
 
 pub fn check_api() -> Result<(), String> {

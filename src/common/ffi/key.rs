@@ -9,7 +9,7 @@
 
 use std::ffi::CStr;
 use std::marker::PhantomData;
-use std::os::raw::{c_int, c_long};
+use std::os::raw::c_int;
 use std::ptr;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -448,56 +448,6 @@ impl<'a> Key<'a, Write> {
             api!(RedisModule_FreeString)(ptr::null_mut(), popped);
         }
         true
-    }
-
-    /// Sends the item at `index` of the list at this key (negative from the
-    /// tail) as the next bulk string of the reply being built (see
-    /// [`direct`](super::reply::direct)), leaving it in the list: `false`,
-    /// sending nothing, when there is no such item. Reading the items in
-    /// order is a step each: the key keeps its place in the list until the
-    /// next push, pop or close.
-    pub fn list_get_reply(&self, index: i64) -> bool {
-        // SAFETY: `inner` is open and non-null (a key opened to write); the
-        // server checks the key holds a list and the index (null otherwise).
-        // The string returned is ours (no automatic memory): the server
-        // copies it into the reply, and it is released here, once.
-        unsafe {
-            let item = api!(RedisModule_ListGet)(self.inner, index as c_long);
-            if item.is_null() {
-                return false;
-            }
-            api!(RedisModule_ReplyWithString)(self.ctx.get_raw(), item);
-            api!(RedisModule_FreeString)(ptr::null_mut(), item);
-        }
-        true
-    }
-
-    /// Closes the key, then trims the list at it to `start..=stop` with the
-    /// server's `LTRIM` (which announces `ltrim`, signals the key and
-    /// deletes the list if left empty): one cut of the list's memory, where
-    /// popping the items one by one moves the rest of the list's first node
-    /// once per item. Not replicated: the caller replicates its own call.
-    pub fn close_and_trim(self, start: i64, stop: i64) {
-        let (ctx, name) = (self.ctx.get_raw(), self.name);
-        // The key's handle (and its place in the list) is released before the
-        // list changes under it.
-        drop(self);
-        // SAFETY: `ctx` is the server's context of the running call; the
-        // format names a server string (`name`, live for the call) and two
-        // long longs, as passed. The reply is freed once, not used after.
-        unsafe {
-            let reply = api!(RedisModule_Call)(
-                ctx,
-                c"LTRIM".as_ptr(),
-                c"sll".as_ptr(),
-                name.as_ptr(),
-                start as std::os::raw::c_longlong,
-                stop as std::os::raw::c_longlong,
-            );
-            if !reply.is_null() {
-                api!(RedisModule_FreeCallReply)(reply);
-            }
-        }
     }
 
     /// Deletes the key.
