@@ -25,6 +25,7 @@ lock_results=bench/results/lock.md
 rwlock_results=bench/results/rwlock.md
 hot_results=bench/results/hot.md
 rate_results=bench/results/rate.md
+queue_results=bench/results/queue.md
 pool_results=bench/results/pool.md
 waiting_results=bench/results/waiting.md
 dropin_results=bench/results/dropin.md
@@ -428,12 +429,12 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate pool waiting dropin cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue pool waiting dropin cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
+pool_table=() queue_table=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for server in "${servers[@]}"; do
@@ -450,6 +451,7 @@ for server in "${servers[@]}"; do
     rate_rows "$label" "$port" >"$dir/rate_rows"
     rate_table+=("$(cat "$dir/rate_rows")")
   fi
+  if wants queue; then queue_table+=("$("$driver" "$port" "$label" queue)"); fi
   if wants pool; then pool_table+=("$("$driver" "$port" "$label" pool)"); fi
   if wants dropin; then
     dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
@@ -677,6 +679,24 @@ wants rate && {
   printf '%s\n' "${rate_memory_rows[@]}"
 } | tee "$rate_results.tmp"
 wants rate && mv "$rate_results.tmp" "$rate_results"
+
+wants queue && {
+  echo "# QUEUE benchmark"
+  echo
+  machine
+  echo
+  echo "Pushes per second onto full lists of 1,000 items, 1 and 10 items a push: \`QUEUE.RPUSH key 1000"
+  echo "EVICT\` against the book's FadedQueue (MULTI/RPUSH/LTRIM key -1000 -1/EXEC) and a plain \`RPUSH\`"
+  echo "(no bound: its lists grow). redis-benchmark sends no transaction, so the three are sent alike by"
+  echo "examples/bench_driver.rs: 8 clients pipelining 64 pushes each over a bare RESP connection, on 512"
+  echo "lists refilled to 1,000 items before each 2 s run, 5 rounds with the order turned each round."
+  echo "Pushes/s are medians; a ratio is the median of the per-round ratios, with their range."
+  echo
+  echo "| server | command | pushes/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${queue_table[@]}"
+} | tee "$queue_results.tmp"
+wants queue && mv "$queue_results.tmp" "$queue_results"
 
 wants pool && {
   echo "# POOL benchmark"

@@ -27,6 +27,13 @@
 //! `RATE.LIMIT` against the book's MULTI/INCR/EXPIRE NX/EXEC fixed window,
 //! THREADS clients pipelining BATCH decisions each on keys of their own.
 //!
+//! `bench_driver <port> <label> queue` — pushes per second of 1 and of 10
+//! items onto full lists of 1,000 (QUEUE): `QUEUE.RPUSH key 1000 EVICT`
+//! against the book's FadedQueue (MULTI/RPUSH/LTRIM key -1000 -1/EXEC) and a
+//! plain `RPUSH` (its list grows), THREADS clients pipelining BATCH pushes
+//! each on lists of their own, refilled before each run, in ROUNDS
+//! interleaved rounds: medians and the range of the per-round ratios.
+//!
 //! `bench_driver <port> <label> pool` — a resource pool of 4 under 16
 //! clients holding each resource 1 ms: acquisitions per second, the wait
 //! before each (p50, p99, max), the acquisitions of the least served client,
@@ -599,6 +606,132 @@ fn rate_book_rows(port: u16, label: &str) {
         "| | `RATE.LIMIT key 1000000 1000000` | {module:.0} | **{:.2}×** the book's recipe |",
         module / book
     );
+}
+
+/// The ways of pushing onto a bounded list that `queue_rows` compares.
+#[derive(Clone, Copy)]
+enum QueuePush {
+    Module,
+    Book,
+    Plain,
+}
+
+const QUEUE_MAXLEN: usize = 1000;
+
+/// Items pushed per second by one way, `items` at a time, onto lists of
+/// QUEUE_MAXLEN items (filled first; see `queue_rows`).
+fn queue_rate(port: u16, way: QueuePush, items: usize) -> f64 {
+    let values: Vec<String> = (0..items).map(|i| format!("item-{i:04}")).collect();
+    let key_of = |t: usize, i: usize| format!("queue:{t}:{i}");
+    // Full lists (the plain RPUSH's list starts full too, and grows).
+    let mut con = connect(port);
+    for t in 0..THREADS {
+        let mut pipe = redis::pipe();
+        for i in 0..BATCH {
+            let key = key_of(t, i);
+            pipe.cmd("DEL").arg(&key).ignore();
+            let filler: Vec<String> = (0..QUEUE_MAXLEN).map(|n| format!("fill-{n:04}")).collect();
+            pipe.cmd("RPUSH").arg(&key).arg(filler).ignore();
+        }
+        let () = pipe.query(&mut con).expect("fill");
+    }
+    let maxlen = QUEUE_MAXLEN.to_string();
+    let trim_from = format!("-{QUEUE_MAXLEN}");
+    // Reply lines: `*2 :n *n` and n bulk strings (two lines each); MULTI's
+    // +OK, two +QUEUED, EXEC's *2, RPUSH's integer and LTRIM's +OK; one
+    // integer.
+    let lines = match way {
+        QueuePush::Module => 3 + 2 * items,
+        QueuePush::Book => 6,
+        QueuePush::Plain => 1,
+    };
+    let started = Instant::now();
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (values, maxlen, trim_from) = (values.clone(), maxlen.clone(), trim_from.clone());
+            thread::spawn(move || {
+                let mut con = Raw::connect(port);
+                let mut request = Vec::new();
+                for i in 0..BATCH {
+                    let key = key_of(t, i);
+                    let mut words: Vec<&str> = Vec::new();
+                    match way {
+                        QueuePush::Module => {
+                            words.extend(["QUEUE.RPUSH", &key, &maxlen, "EVICT"]);
+                            words.extend(values.iter().map(String::as_str));
+                            encode(&mut request, &words);
+                        }
+                        QueuePush::Book => {
+                            encode(&mut request, &["MULTI"]);
+                            words.extend(["RPUSH", &key]);
+                            words.extend(values.iter().map(String::as_str));
+                            encode(&mut request, &words);
+                            encode(&mut request, &["LTRIM", &key, &trim_from, "-1"]);
+                            encode(&mut request, &["EXEC"]);
+                        }
+                        QueuePush::Plain => {
+                            words.extend(["RPUSH", &key]);
+                            words.extend(values.iter().map(String::as_str));
+                            encode(&mut request, &words);
+                        }
+                    }
+                }
+                let mut pushes = 0;
+                while started.elapsed().as_secs_f64() < RELEASE_SECONDS {
+                    let kinds = con.exchange(&request, lines * BATCH);
+                    assert!(!kinds.contains(&b'-'), "an error reply");
+                    pushes += BATCH;
+                }
+                pushes
+            })
+        })
+        .collect();
+    let pushes: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    let rate = pushes as f64 / started.elapsed().as_secs_f64();
+    let () = redis::cmd("FLUSHALL").query(&mut con).expect("FLUSHALL");
+    rate
+}
+
+/// `QUEUE.RPUSH … EVICT` against the book's MULTI/RPUSH/LTRIM/EXEC and a
+/// plain RPUSH, 1 and 10 items a push, onto full lists of 1,000.
+fn queue_rows(port: u16, label: &str) {
+    const QUEUE_ROUNDS: usize = 5;
+    for items in [1, 10] {
+        let (mut module, mut book, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..QUEUE_ROUNDS {
+            // Interleaved, in an order that turns round by round.
+            let mut ways = [QueuePush::Module, QueuePush::Book, QueuePush::Plain];
+            ways.rotate_left(round % 3);
+            let mut rates = [0.0; 3];
+            for way in ways {
+                rates[way as usize] = queue_rate(port, way, items);
+            }
+            module.push(rates[0]);
+            book.push(rates[1]);
+            plain.push(rates[2]);
+        }
+        let spread = |ours: &[f64], theirs: &[f64]| {
+            let mut ratios: Vec<f64> = ours.iter().zip(theirs).map(|(a, b)| a / b).collect();
+            let (low, high) = ratios
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), r| (l.min(*r), h.max(*r)));
+            format!("{:.2}× ({low:.2}–{high:.2})", median(&mut ratios))
+        };
+        let (by_book, by_plain) = (spread(&module, &book), spread(&module, &plain));
+        let s = if items == 1 { "" } else { "s" };
+        println!(
+            "| {label} | the book's MULTI/RPUSH/LTRIM/EXEC, {items} item{s} | {:.0} | |",
+            median(&mut book)
+        );
+        println!(
+            "| | `RPUSH`, {items} item{s} (no bound) | {:.0} | |",
+            median(&mut plain)
+        );
+        println!(
+            "| | `QUEUE.RPUSH key 1000 EVICT`, {items} item{s} | {:.0} | **{by_book}** the book's (target ≥ 1.5); **{by_plain}** RPUSH (target ≥ 0.8) |",
+            median(&mut module)
+        );
+    }
 }
 
 fn cache_rows(port: u16, label: &str) {
@@ -1445,7 +1578,7 @@ fn main() {
         args.get(3),
     ) else {
         eprintln!(
-            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|pool|disconnect|rwlock [rounds]|idpool …"
+            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|queue|pool|disconnect|rwlock [rounds]|idpool …"
         );
         std::process::exit(2);
     };
@@ -1454,6 +1587,7 @@ fn main() {
         "contention" => contention_rows(port, label),
         "cache-hset" => cache_rows(port, label),
         "rate-book" => rate_book_rows(port, label),
+        "queue" => queue_rows(port, label),
         "pool" => pool_rows(port, label),
         "disconnect" => disconnect_rows(port, label),
         "rwlock" => rwlock_rows(

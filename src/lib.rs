@@ -11,6 +11,7 @@ mod idpool;
 mod latch;
 mod lock;
 mod pool;
+mod queue;
 mod rate;
 mod rwlock;
 
@@ -71,6 +72,7 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
     &rwlock::FAMILY,
     &latch::FAMILY,
     &autocomplete::FAMILY,
+    &queue::FAMILY,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load

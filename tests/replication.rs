@@ -622,6 +622,22 @@ const ROWS: &[Row] = &[
         sent: Sent::Effect(&["autocomplete.remove"]),
         keys: &["{ai}ac"],
     },
+    Row {
+        case: "QUEUE.RPUSH EVICT",
+        setup: &[&["RPUSH", "{qa}queue", "a", "b", "c"]],
+        call: &["QUEUE.RPUSH", "{qa}queue", "4", "EVICT", "d", "e"],
+        answer: "[2, [\"a\"]]",
+        sent: Sent::Verbatim,
+        keys: &["{qa}queue"],
+    },
+    Row {
+        case: "QUEUE.LPUSH REFUSE",
+        setup: &[&["RPUSH", "{qb}queue", "a", "b", "c"]],
+        call: &["QUEUE.LPUSH", "{qb}queue", "5", "REFUSE", "x", "y", "z"],
+        answer: "2",
+        sent: Sent::Verbatim,
+        keys: &["{qb}queue"],
+    },
 ];
 /// Runs setup commands, each of which must succeed with something other
 /// than nil.

@@ -379,6 +379,11 @@ pub const AUTOCOMPLETE_FULL: ErrorText = entry(
     "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` of a new entry",
     PLAIN,
 );
+pub const QUEUE_MAXLEN: ErrorText = entry(
+    "ERR maxlen must be a positive integer",
+    "`QUEUE.RPUSH`, `QUEUE.LPUSH` (`maxlen` below 1; nothing is written)",
+    PLAIN,
+);
 
 /// The errors of some families, as `docs/errors.md` lists them.
 pub const BY_FAMILY: &[&ErrorText] = &[
@@ -424,6 +429,7 @@ pub const BY_FAMILY: &[&ErrorText] = &[
     &WEIGHT_NOT_FINITE,
     &WEIGHT_OVERFLOW,
     &AUTOCOMPLETE_FULL,
+    &QUEUE_MAXLEN,
 ];
 
 #[cfg(test)]

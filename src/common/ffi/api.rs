@@ -102,6 +102,9 @@ required_api!(
     RedisModule_RegisterInfoFunc,
     RedisModule_InfoAddSection,
     RedisModule_InfoAddFieldLongLong,
+    RedisModule_ValueLength,
+    RedisModule_ListPush,
+    RedisModule_ListPop,
 );
 
 pub fn check_api() -> Result<(), String> {

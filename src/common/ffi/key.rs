@@ -32,6 +32,30 @@ pub enum Kind {
     Other,
 }
 
+/// An end of a list: where `LPUSH` (`Head`) or `RPUSH` (`Tail`) pushes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum End {
+    Head,
+    Tail,
+}
+
+impl End {
+    /// The other end: where the oldest items of a list pushed at this one are.
+    pub fn other(self) -> Self {
+        match self {
+            End::Head => End::Tail,
+            End::Tail => End::Head,
+        }
+    }
+
+    fn raw(self) -> c_int {
+        match self {
+            End::Head => raw::REDISMODULE_LIST_HEAD as c_int,
+            End::Tail => raw::REDISMODULE_LIST_TAIL as c_int,
+        }
+    }
+}
+
 /// A key opened to read: null when the key is missing.
 pub enum Read {}
 /// A key opened to write: always a handle, through which it may be created.
@@ -148,6 +172,25 @@ impl<'a, M> Key<'a, M> {
                 }))
             }
             Kind::Hash | Kind::Other => Err(RedisError::WrongType),
+        }
+    }
+
+    /// The length of the list at this key, `None` for an empty key; a key
+    /// of another type is `WRONGTYPE`.
+    pub fn list_len(&self) -> Result<Option<usize>, RedisError> {
+        if self.inner.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: `inner` is non-null (checked above) and open: made by `open`,
+        // closed only in `Drop`.
+        match unsafe { api!(RedisModule_KeyType)(self.inner) } as isize {
+            raw::REDISMODULE_KEYTYPE_EMPTY => Ok(None),
+            raw::REDISMODULE_KEYTYPE_LIST => {
+                // SAFETY: as above; the key holds a list, whose length the
+                // server reads from it.
+                Ok(Some(unsafe { api!(RedisModule_ValueLength)(self.inner) }))
+            }
+            _ => Err(RedisError::WrongType),
         }
     }
 
@@ -367,6 +410,44 @@ impl<'a> Key<'a, Write> {
         // opened with `Key::write`, which always have a handle; the server
         // refuses a key without a value.
         unsafe { api!(RedisModule_SetAbsExpire)(self.inner, at) };
+    }
+
+    /// Pushes `item` at `end` of the list at this key, creating the list on
+    /// an empty key. Creating it signals the key as ready, as `RPUSH` does,
+    /// so clients blocked on it (`BLPOP`, `BLMOVE`, …) are served once the
+    /// command ends. The caller has checked the key is a list or empty
+    /// ([`Key::list_len`]), and announces and replicates the write.
+    pub fn list_push(&mut self, end: End, item: Arg) -> Result<(), RedisError> {
+        // SAFETY: `inner` is open and non-null (a key opened to write always
+        // has a handle); `item` is a live server string, which the server
+        // copies into the list.
+        let pushed = unsafe { api!(RedisModule_ListPush)(self.inner, end.raw(), item.as_ptr()) };
+        if pushed != raw::REDISMODULE_OK as c_int {
+            return Err(errors::NOT_STORED.error());
+        }
+        Ok(())
+    }
+
+    /// Pops the item at `end` of the list at this key straight into the
+    /// reply being built (the next bulk string of an array, see
+    /// [`direct`](super::reply::direct)): `false`, sending nothing, when the
+    /// key holds no list. No string is kept: the server's own is sent and
+    /// freed. A list left empty is deleted (the caller keeps it from
+    /// emptying where that would lose the key's TTL) and announces the write.
+    pub fn list_pop_reply(&mut self, end: End) -> bool {
+        // SAFETY: `inner` is open and non-null (a key opened to write); the
+        // server checks the key holds a list (null otherwise). The module
+        // never enables automatic memory, so the string returned is ours: the
+        // server copies it into the reply, and it is released here, once.
+        unsafe {
+            let popped = api!(RedisModule_ListPop)(self.inner, end.raw());
+            if popped.is_null() {
+                return false;
+            }
+            api!(RedisModule_ReplyWithString)(self.ctx.get_raw(), popped);
+            api!(RedisModule_FreeString)(ptr::null_mut(), popped);
+        }
+        true
     }
 
     /// Deletes the key.

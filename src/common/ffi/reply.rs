@@ -245,6 +245,43 @@ fn fields<'a>(
     }
 }
 
+/// Replies sent piece by piece, while the command still works (a handler
+/// that sends its reply this way returns `RedisValue::NoReply`): an array
+/// whose items come from a list as they are popped, without holding them
+/// in a `Vec` first. Each piece is one item of the reply being built.
+pub mod direct {
+    use std::os::raw::c_long;
+
+    use redis_module::Context;
+
+    use crate::api;
+    use crate::common::ffi::args::Arg;
+
+    /// An array header of `len` items; exactly `len` pieces must follow.
+    pub fn array(ctx: &Context, len: usize) {
+        // SAFETY: `ctx` is the server's context of the running call (a reply
+        // is dropped if it has no client).
+        unsafe { api!(RedisModule_ReplyWithArray)(ctx.get_raw(), len as c_long) };
+    }
+
+    pub fn integer(ctx: &Context, value: i64) {
+        // SAFETY: as in `array`.
+        unsafe { api!(RedisModule_ReplyWithLongLong)(ctx.get_raw(), value) };
+    }
+
+    pub fn null(ctx: &Context) {
+        // SAFETY: as in `array`.
+        unsafe { api!(RedisModule_ReplyWithNull)(ctx.get_raw()) };
+    }
+
+    /// An argument of the call as a bulk string.
+    pub fn arg(ctx: &Context, item: Arg) {
+        // SAFETY: as in `array`; `item` is a live server string, which the
+        // server copies into the reply.
+        unsafe { api!(RedisModule_ReplyWithString)(ctx.get_raw(), item.as_ptr()) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_line;

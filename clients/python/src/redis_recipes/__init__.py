@@ -31,6 +31,7 @@ from .idpool import IdPool
 from .latch import CountDownLatch
 from .lock import AutoReleaseLock, IdentityLock, Lock
 from .pool import Lease, ResourcePool
+from .queue import FadedQueue, FifoQueue, FixedLengthQueue
 from .rate import Decision, Limiter, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
 
@@ -46,6 +47,9 @@ __all__ = [
     "CostTooHigh",
     "CountDownLatch",
     "Decision",
+    "FadedQueue",
+    "FifoQueue",
+    "FixedLengthQueue",
     "GeneratorExhausted",
     "HashCache",
     "HashIdGenerator",

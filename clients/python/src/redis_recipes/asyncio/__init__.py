@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, rate, rwlock
+from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, queue, rate, rwlock
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
@@ -169,6 +169,15 @@ class IdentityLock(AsyncDriver, lock.IdentityLock): ...
 class CountDownLatch(AsyncDriver, latch.CountDownLatch): ...
 
 
+class FifoQueue(AsyncDriver, queue.FifoQueue): ...
+
+
+class FixedLengthQueue(AsyncDriver, queue.FixedLengthQueue): ...
+
+
+class FadedQueue(AsyncDriver, queue.FadedQueue): ...
+
+
 class AsyncHeld:
     """``async with`` for a lock or a lease (the steps are ``_held``'s);
     ``with`` raises ``TypeError`` rather than take nothing."""
@@ -232,6 +241,9 @@ __all__ = [
     "Cache",
     "CountDownLatch",
     "Decision",
+    "FadedQueue",
+    "FifoQueue",
+    "FixedLengthQueue",
     "HashCache",
     "HashIdGenerator",
     "IdGenerator",
