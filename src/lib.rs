@@ -13,6 +13,7 @@ mod lock;
 mod pool;
 mod rate;
 mod rwlock;
+mod uqueue;
 
 use redis_module::{redis_module, Context, RedisString, Status};
 
@@ -71,6 +72,7 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
     &rwlock::FAMILY,
     &latch::FAMILY,
     &autocomplete::FAMILY,
+    &uqueue::FAMILY,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load
