@@ -7,9 +7,15 @@
 //! O(1) but `UQUEUE.ITEMS`). A queue left without items is deleted, as the
 //! server deletes an empty list; a missing key is an empty queue.
 //!
-//! Replication: every write goes verbatim: its outcome follows from the
-//! stored queue and its arguments alone (`UQUEUE.ROTATE` too: the head is
-//! the same on every replica).
+//! Waiting (`UQUEUE.ROTATE … WAIT ms`, `common/wait/`): on an empty queue
+//! the client waits, first come first served; `UQUEUE.INSERT` (or anything
+//! that replaces the key: `RESTORE`, `RENAME`, …) makes the waiters rotate,
+//! oldest first, as `BLMOVE key key` clients are served by an `RPUSH`.
+//!
+//! Replication: `INSERT` and `REMOVE` go verbatim: their outcome follows
+//! from the stored queue and their arguments alone. A rotation, the
+//! command's own or a waiter's served later, goes as `UQUEUE.ROTATE key`:
+//! the head is the same on every replica.
 #![forbid(unsafe_code)]
 
 pub mod core;
@@ -22,6 +28,7 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Queue, MAX_ITEMS};
+use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors;
@@ -33,6 +40,7 @@ use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{self, Replied};
 use crate::common::stats::Stat;
+use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
 use crate::entry;
 
 /// The encoding versions of the stored form this build reads, oldest first;
@@ -45,6 +53,7 @@ pub static UNIQUE_QUEUE_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<Queue>(),
 );
 
+const WAIT: OptSpec = OptSpec::valued("WAIT");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE as c_int;
 
 /// Items per `UQUEUE.INSERT` of an AOF rewrite.
@@ -99,6 +108,8 @@ fn insert<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let len = queue.len();
     replicate::verbatim(ctx);
     key.written(EVENT_CLASS, c"uqueue.insert");
+    // Clients waiting in `UQUEUE.ROTATE … WAIT` rotate now, oldest first.
+    wait::serve_waiters::<Rotations>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(RedisValue::Integer(len as i64).into())
 }
 
@@ -140,17 +151,63 @@ fn rotate_at(ctx: &Context, key: &mut Key) -> Result<Option<Vec<u8>>, RedisError
     Ok(Some(item))
 }
 
-/// `UQUEUE.ROTATE key` → the head, now moved to the tail; nil when the
-/// queue is empty.
+/// `UQUEUE.ROTATE key [WAIT ms]` → the head, now moved to the tail; nil
+/// when the queue is empty (after waiting up to `ms` with `WAIT`, first come
+/// first served, for an `UQUEUE.INSERT`).
 fn rotate<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
-    let [_, name] = args else {
+    let [_, name, options @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
-    let mut key = Key::write(ctx, *name);
-    let rotated = rotate_at(ctx, &mut key)?;
-    Ok(rotated
-        .map_or(RedisValue::Null, RedisValue::StringBuffer)
-        .into())
+    let [wait] = parse_options(options, &[WAIT])?;
+    let wait = wait::parse_wait("uqueue.rotate", single(wait))?;
+    // Items that came while clients wait go round to the oldest of them first.
+    wait::serve_waiters::<Rotations>(ctx, name.as_bytes(), (), Cause::Expiry);
+    {
+        let mut key = Key::write(ctx, *name);
+        if let Some(item) = rotate_at(ctx, &mut key)? {
+            return Ok(RedisValue::StringBuffer(item).into());
+        }
+    }
+    let Some(wait) = wait else {
+        return Ok(RedisValue::Null.into());
+    };
+    Ok(wait::park::<Rotations>(ctx, name.as_bytes(), (), (), wait, None).into())
+}
+
+/// UQUEUE's waits (see `common/wait/`): a client in `UQUEUE.ROTATE … WAIT`
+/// rotates the queue when its turn comes and an item is there.
+pub struct Rotations;
+
+static WAITS: Waits<()> = Waits::new();
+
+impl Waitable for Rotations {
+    type Request = ();
+    type Grant = ();
+    const KEYS_WAITED_ON: &'static CStr = c"unique_queues_with_waiters";
+
+    fn waits() -> &'static Waits<()> {
+        &WAITS
+    }
+
+    /// Rotates for the waiter, replicated as `UQUEUE.ROTATE key`.
+    fn offer(ctx: &Context, name: Arg, _request: &()) -> Offer<()> {
+        let mut key = Key::write(ctx, name);
+        let taken = rotate_at(ctx, &mut key).map(|rotated| match rotated {
+            Some(item) => Take::Got((RedisValue::StringBuffer(item), ())),
+            None => Take::Nothing(None),
+        });
+        Offer::of(taken)
+    }
+
+    /// A rotation takes nothing out of the queue (the item stays queued, at
+    /// the tail): nothing to give back when its reply never arrives.
+    fn revoke(_ctx: &Context, _name: Arg, _grant: &()) -> bool {
+        false
+    }
+
+    fn count(event: Event) {
+        WAIT_STATS.count(event);
+    }
 }
 
 /// `UQUEUE.FRONT key` → the head (the item `ROTATE` moves next), or nil.
@@ -275,11 +332,21 @@ const SINCE: &CStr = c"0.6.0";
 
 /// Unique queues stored (copies included).
 pub static UNIQUE_QUEUES: Stat = Stat::gauge(c"unique_queues");
+pub static WAIT_STATS: WaitStats = WaitStats::new(
+    c"unique_queue_waits",
+    c"unique_queue_waits_timed_out",
+    c"unique_queue_handoffs",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&UNIQUE_QUEUES],
-    waiting: None,
+    stats: &[
+        &UNIQUE_QUEUES,
+        &WAIT_STATS.started,
+        &WAIT_STATS.timed_out,
+        &WAIT_STATS.handoffs,
+    ],
+    waiting: Some(wait::watcher::<Rotations>()),
     settings: &[],
     stored: &[StoredType {
         data_type: &UNIQUE_QUEUE_TYPE,
@@ -314,13 +381,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: c"uqueue.rotate",
         entry: entry!(rotate, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: 2,
-        summary: c"Moves the head of a unique queue to its tail and returns it; nil when empty",
+        flags: c"write blocking",
+        acl_categories: c"write slow blocking",
+        arity: -2,
+        summary: c"Moves the head of a unique queue to its tail and returns it (with a first-come-first-served wait); nil when empty",
         complexity: c"O(1)",
         since: SINCE,
-        args: &[KEY],
+        args: &[KEY, ArgSpec::option(c"wait", c"WAIT", ArgType::Integer)],
     },
     CommandSpec {
         name: c"uqueue.front",

@@ -649,6 +649,16 @@ const HAND_OFFS: &[HandOff] = &[
         received: &["rwlock.release", "rwlock.apply"],
         keys: &["{wr}rw"],
     },
+    // A waiter for an item: the insert, then the waiter's rotation (last:
+    // a rotation takes nothing to give back, see `a_hand_off_never_received…`).
+    HandOff {
+        setup: &[],
+        waiter: &["UQUEUE.ROTATE", "{wu}uq", "WAIT", "20000"],
+        release: &["UQUEUE.INSERT", "{wu}uq", "a"],
+        granted: "a",
+        received: &["uqueue.insert", "uqueue.rotate"],
+        keys: &["{wu}uq"],
+    },
 ];
 fn all_keys() -> Vec<&'static str> {
     ROWS.iter()

@@ -9,8 +9,8 @@ mod harness;
 use std::time::{Duration, Instant};
 
 use harness::{
-    arity, cmd, digest, error, info_field, int, module_docs, query, refused_restore, Cluster,
-    Connection, Replicated, Server, Value, WRONGTYPE,
+    arity, blocked_clients, cmd, digest, error, info_field, int, module_docs, query,
+    refused_restore, Cluster, Connection, Replicated, Server, Value, Waiter, WRONGTYPE,
 };
 
 fn items(con: &mut Connection, key: &str) -> Vec<String> {
@@ -277,6 +277,93 @@ server_tests! {
             let _: i64 = cmd(&["UQUEUE.INSERT", "q", "a", "b"]).query(con).unwrap();
         };
         harness::fuzz(&server, 0x0_9e0e, 2_000, setup, |rng| harness::random_command(rng, commands, words, 5));
+    }
+}
+
+server_tests! {
+    fn waiters_rotate_first_come_first_served_when_items_come(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let a = Waiter::start(&server, &["UQUEUE.ROTATE", "q", "WAIT", "60000"]);
+        let b = Waiter::start(&server, &["UQUEUE.ROTATE", "q", "WAIT", "60000"]);
+        let c = Waiter::start(&server, &["UQUEUE.ROTATE", "q", "WAIT", "60000"]);
+        let info = |con: &mut Connection| info_field(con, "recipes", "recipes_unique_queues_with_waiters");
+        assert_eq!(info(&mut con).as_deref(), Some("1"));
+        // One insert serves every waiter in turn, as an RPUSH serves
+        // `BLMOVE key key` clients: a rotation leaves the item queued.
+        assert_eq!(int(&mut con, &["UQUEUE.INSERT", "q", "x", "y"]), 2);
+        assert_eq!(a.answer_as::<Option<String>>().as_deref(), Some("x"));
+        assert_eq!(b.answer_as::<Option<String>>().as_deref(), Some("y"));
+        assert_eq!(c.answer_as::<Option<String>>().as_deref(), Some("x"));
+        assert_eq!(items(&mut con, "q"), ["y", "x"]);
+        assert_eq!(blocked_clients(&mut con), 0);
+        // A non-empty queue answers at once, WAIT or not.
+        assert_eq!(item(&mut con, &["UQUEUE.ROTATE", "q", "WAIT", "60000"]).as_deref(), Some("y"));
+        let handoffs = info_field(&mut con, "recipes", "recipes_unique_queue_handoffs");
+        assert_eq!(handoffs.as_deref(), Some("3"));
+    }
+
+    fn timeouts_disconnects_and_unblock_leave_the_queue(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let started = Instant::now();
+        let quick = Waiter::start(&server, &["UQUEUE.ROTATE", "e", "WAIT", "100"]);
+        assert_eq!(quick.answer_as::<Option<String>>(), None);
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        let gone = Waiter::start(&server, &["UQUEUE.ROTATE", "e", "WAIT", "60000"]);
+        let unblocked = Waiter::start(&server, &["UQUEUE.ROTATE", "e", "WAIT", "60000"]);
+        let last = Waiter::start(&server, &["UQUEUE.ROTATE", "e", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["CLIENT", "KILL", "ID", &gone.id.to_string()]), 1);
+        assert!(gone.answer().is_err());
+        assert_eq!(int(&mut con, &["CLIENT", "UNBLOCK", &unblocked.id.to_string()]), 1);
+        assert_eq!(unblocked.answer(), Ok(Value::Nil));
+        assert_eq!(int(&mut con, &["UQUEUE.INSERT", "e", "only"]), 1);
+        assert_eq!(last.answer_as::<Option<String>>().as_deref(), Some("only"));
+        let timed_out = info_field(&mut con, "recipes", "recipes_unique_queue_waits_timed_out");
+        assert_eq!(timed_out.as_deref(), Some("1"));
+        // Errors of the option change nothing.
+        let before = digest(&mut con);
+        for (words, expected) in [
+            (vec!["UQUEUE.ROTATE", "e", "WAIT", "0"], "ERR invalid WAIT time in 'uqueue.rotate' command"),
+            (vec!["UQUEUE.ROTATE", "e", "WAIT", "-5"], "ERR invalid WAIT time in 'uqueue.rotate' command"),
+            (vec!["UQUEUE.ROTATE", "e", "WAIT", "x"], "ERR value is not an integer or out of range"),
+            (vec!["UQUEUE.ROTATE", "e", "WAIT"], "ERR syntax error"),
+            (vec!["UQUEUE.ROTATE", "e", "NOPE", "5"], "ERR syntax error"),
+            (vec!["UQUEUE.ROTATE", "e", "WAIT", "5", "WAIT", "5"], "ERR syntax error"),
+        ] {
+            assert_eq!(error(&mut con, &cmd(&words)), expected, "{words:?}");
+            assert_eq!(digest(&mut con), before, "{words:?} changed data");
+        }
+        assert!(!server.log().contains("panic"));
+    }
+
+    fn wait_never_blocks_in_multi_or_scripts(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let replies: Value = redis::pipe()
+            .atomic()
+            .cmd("UQUEUE.ROTATE").arg("m").arg("WAIT").arg(60000)
+            .cmd("UQUEUE.INSERT").arg("m").arg("a")
+            .cmd("UQUEUE.ROTATE").arg("m").arg("WAIT").arg(60000)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(replies, Value::Array(vec![Value::Nil, Value::Int(1), Value::BulkString(b"a".to_vec())]));
+        let script = "return redis.call('UQUEUE.ROTATE', KEYS[1], 'WAIT', 60000)";
+        let got: Value = cmd(&["EVAL", script, "1", "empty"]).query(&mut con).unwrap();
+        assert_eq!(got, Value::Nil);
+        assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn a_served_waiter_reaches_the_replica(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let w = Waiter::start(&pair.primary, &["UQUEUE.ROTATE", "r", "WAIT", "60000"]);
+        assert_eq!(int(&mut con, &["UQUEUE.INSERT", "r", "a", "b", "c"]), 3);
+        assert_eq!(w.answer_as::<Option<String>>().as_deref(), Some("a"));
+        pair.sync();
+        let mut replica = pair.replica.con();
+        assert_eq!(items(&mut replica, "r"), ["b", "c", "a"]);
+        assert_eq!(harness::state(&mut con, &["r"]), harness::state(&mut replica, &["r"]));
     }
 }
 
