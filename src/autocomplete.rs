@@ -438,8 +438,10 @@ impl Stored for Suggestions {
         }
     }
 
-    /// Refuses an empty key, empty or invalid UTF-8 content, a weight that
-    /// is not finite, a fade time past the largest time, and a repeated
+    /// Refuses an empty key, empty or invalid UTF-8 content, a content
+    /// longer than the widest `recipes.autocomplete-max-chars` (which the
+    /// AOF rewrite's `AUTOCOMPLETE.SET` could not replay), a weight that is
+    /// not finite, a fade time past the largest time, and a repeated
     /// content; takes the entries in any order.
     fn load(input: &mut Reader, _encoding: i32) -> Result<Suggestions, &'static str> {
         let count = input.unsigned()?;
@@ -450,8 +452,12 @@ impl Stored for Suggestions {
         let mut entries = Vec::new();
         for _ in 0..count {
             let content = input.bytes()?;
-            if content.is_empty() || text::chars(&content).is_err() {
-                return Err("a content empty or not UTF-8");
+            match text::chars(&content) {
+                Ok(0) | Err(_) => return Err("a content empty or not UTF-8"),
+                Ok(chars) if chars as i64 > MAX_CHARS.max => {
+                    return Err("a content longer than any setting takes")
+                }
+                Ok(_) => {}
             }
             let weight = f64::from_bits(input.unsigned()?);
             if !weight.is_finite() {

@@ -416,6 +416,26 @@ fn holders<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     Ok(RedisValue::Array(rows).into())
 }
 
+/// `POOL.STATUS key resource` → `free`, `held` (by a live lease), or nil
+/// when the pool lacks it. A resource whose lease ended is free, as
+/// `POOL.ACQUIRE` would find it; nothing is reclaimed (a read).
+fn status<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, resource] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let key = Key::read(ctx, *name);
+    let held = match key.value::<Pool>()? {
+        Some(pool) => pool.is_held(resource.as_bytes(), now()),
+        None => None,
+    };
+    Ok(match held {
+        Some(true) => RedisValue::SimpleStringStatic("held"),
+        Some(false) => RedisValue::SimpleStringStatic("free"),
+        None => RedisValue::Null,
+    }
+    .into())
+}
+
 /// One change of a `POOL.APPLY`.
 enum Change<'a> {
     Free(&'a [u8]),
@@ -682,6 +702,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         complexity: c"O(M) for M resources in the pool",
         since: SINCE,
         args: &[KEY],
+    },
+    CommandSpec {
+        name: c"pool.status",
+        entry: entry!(status, READ_KEY),
+        flags: c"readonly fast",
+        acl_categories: c"read fast",
+        arity: 3,
+        summary: c"Tells whether a pool's resource is free or held; nil when the pool lacks it",
+        complexity: c"O(log M) for M resources in the pool",
+        since: c"0.6.0",
+        args: &[KEY, RESOURCE],
     },
     CommandSpec {
         name: c"pool.apply",

@@ -44,6 +44,7 @@ struct ArgDoc {
     children: Vec<ArgDoc>,
 }
 
+#[derive(Clone)]
 struct CommandDoc {
     name: String,
     args: Vec<ArgDoc>,
@@ -121,6 +122,7 @@ const KEYS: &[&[u8]] = &[
     b"k:stream",
     b"k:pool",
     b"k:lock",
+    b"k:ac",
     b"k:absent",
     b"",
 ];
@@ -146,6 +148,14 @@ const INTEGERS: &[&[u8]] = &[
     b"",
     b"abc",
     b"\xff",
+];
+
+/// The doubles a `double` argument meets: zeros of both signs, the largest
+/// and a subnormal, infinities and NaN, and what C's strtod takes but a
+/// careful parser need not (hex, a cut exponent, nothing).
+const DOUBLES: &[&[u8]] = &[
+    b"0", b"-0", b"1", b"-1.5", b"1e308", b"-1e308", b"1e-320", b"inf", b"-inf", b"nan", b"0x10",
+    b"1e", b"",
 ];
 
 fn strings() -> Vec<Vec<u8>> {
@@ -189,6 +199,15 @@ fn setup(con: &mut Client) {
         &[b"XADD", b"k:stream", b"*", b"f", b"v"],
         &[b"IDPOOL.CREATE", b"k:pool", b"5", b"TTL", b"600000"],
         &[b"IDPOOL.NEXT", b"k:pool"],
+        &[b"AUTOCOMPLETE.FEED", b"k:ac", b"hello", b"2"],
+        &[
+            b"AUTOCOMPLETE.SET",
+            b"k:ac",
+            b"x",
+            b"1e308",
+            b"PX",
+            b"600000",
+        ],
     ];
     for call in calls {
         let reply = con.call(call).expect("setup");
@@ -208,6 +227,7 @@ const PERSIST_SOON: &[u8] = b"for _, k in ipairs(redis.call('KEYS', '*')) do \
 struct Palette {
     keys: Vec<Vec<u8>>,
     integers: Vec<Vec<u8>>,
+    doubles: Vec<Vec<u8>>,
     strings: Vec<Vec<u8>>,
 }
 
@@ -221,6 +241,7 @@ fn junk() -> Palette {
     Palette {
         keys: words(KEYS),
         integers: words(INTEGERS),
+        doubles: words(DOUBLES),
         strings: strings(),
     }
 }
@@ -283,6 +304,7 @@ impl Generator {
                 out.push(self.choose(|p| &p.keys));
             }
             "integer" => out.push(self.choose(|p| &p.integers)),
+            "double" => out.push(self.choose(|p| &p.doubles)),
             "pure-token" => {}
             "oneof" if !arg.children.is_empty() => {
                 let choice = arg.children[self.rng.random_range(0..arg.children.len())].clone();
@@ -678,6 +700,9 @@ const HOSTILE_KEYS: &[&[u8]] = &[
 /// Integers a valid call takes: small and positive.
 const VALID_INTEGERS: &[&[u8]] = &[b"1", b"2", b"3", b"5", b"10", b"100", b"60000"];
 
+/// Doubles a valid call takes.
+const VALID_DOUBLES: &[&[u8]] = &[b"1", b"0.5", b"-2", b"1e3"];
+
 /// Text that has broken servers' reply and log lines: characters whose code
 /// point is a multiple of 256, other multi-byte UTF-8, invalid UTF-8, NUL,
 /// line breaks, format directives, hash tags, and lengths past every cut.
@@ -713,6 +738,7 @@ fn hostile() -> Palette {
     Palette {
         keys: words(HOSTILE_KEYS),
         integers: words(VALID_INTEGERS),
+        doubles: words(VALID_DOUBLES),
         strings: hostile_strings(),
     }
 }
@@ -725,14 +751,34 @@ fn hostile() -> Palette {
 /// errors it saw.
 fn fuzz_hostile_text(server: &mut Server, seed: u64, calls: usize) -> (Outcome, usize) {
     let mut attacker = Attacker::new(server, seed);
-    let mut generator = Generator::new(attacker.commands(), hostile(), seed);
+    let commands = attacker.commands();
+    // The commands that take a slug (a SLUG token, or a slug in their
+    // name) also get one pair in four of their own: the paths that quote
+    // a taken slug back stay reached however many families the module has.
+    let slugged: Vec<CommandDoc> = commands
+        .iter()
+        .filter(|doc| {
+            doc.name.contains("slug") || doc.tokens.iter().any(|t| t.eq_ignore_ascii_case(b"SLUG"))
+        })
+        .cloned()
+        .collect();
+    assert!(!slugged.is_empty(), "no command takes a slug");
+    let mut generator = Generator::new(commands, hostile(), seed);
+    let mut slug_generator = Generator::new(slugged, hostile(), seed ^ 0x5106);
     let mut slug_taken = 0;
+    let mut pairs = 0usize;
     while attacker.calls < calls && attacker.crashes.len() < MOST_CRASHES {
         // Few keys fill up fast; an empty start now and then lets creates
         // succeed, so that the second call of a pair meets what they made.
         if attacker.calls.is_multiple_of(40) {
             let _ = attacker.control.call(&[b"FLUSHALL"]);
         }
+        pairs += 1;
+        let generator = if pairs.is_multiple_of(4) {
+            &mut slug_generator
+        } else {
+            &mut generator
+        };
         let (mut argv, _) = generator.documented();
         let first_key = generator.first_key;
         for round in 0..2 {

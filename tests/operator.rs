@@ -29,7 +29,7 @@ server_tests! {
             "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
             "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
             "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
-            "panics_caught",
+            "autocomplete_keys", "autocomplete_entries_faded", "panics_caught",
         ];
         for name in names {
             assert_eq!(zero.get(name), Some(&0), "{name} in {zero:?}");
@@ -100,6 +100,14 @@ server_tests! {
         assert_eq!(decide(&mut con, &limit)[..4], [0, 2, 0, -1]);
         assert_eq!(decide(&mut con, &limit)[..3], [1, 2, 0]);
 
+        // Autocomplete: two keys (a copy counts), two faded entries removed
+        // by the next write.
+        assert_eq!(value(&mut con, &["AUTOCOMPLETE.FEED", "s1", "a", "1", "PX", "1"]), Value::BulkString(b"1".to_vec()));
+        assert_eq!(value(&mut con, &["AUTOCOMPLETE.FEED", "s1", "b", "1", "PX", "1"]), Value::BulkString(b"1".to_vec()));
+        assert_eq!(int(&mut con, &["COPY", "s1", "s2"]), 1);
+        thread::sleep(Duration::from_millis(5));
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "s1", "c", "1"]), 1);
+
         let after = recipes_figures(&mut con, "recipes");
         let expected = [
             ("locks_with_waiters", 0), ("clients_waiting", 0), ("lock_waits", 4),
@@ -109,7 +117,8 @@ server_tests! {
             ("resource_pools_with_waiters", 0), ("idpools_with_waiters", 0), ("idpool_waits", 2),
             ("idpool_waits_timed_out", 1), ("idpool_handoffs", 1), ("resource_pools", 1),
             ("resource_waits", 2), ("resource_waits_timed_out", 1), ("resource_handoffs", 1),
-            ("rate_allowed", 2), ("rate_limited", 1), ("panics_caught", 0),
+            ("rate_allowed", 2), ("rate_limited", 1), ("autocomplete_keys", 2),
+            ("autocomplete_entries_faded", 2), ("panics_caught", 0),
         ];
         for (name, value) in expected {
             assert_eq!(after[name], value, "{name} in {after:?}");
@@ -129,6 +138,7 @@ server_tests! {
         ok(&mut con, &["FLUSHALL", "SYNC"]);
         let flushed = recipes_figures(&mut con, "recipes");
         assert_eq!((flushed["idpools"], flushed["idpool_leases"]), (0, 0));
+        assert_eq!((flushed["autocomplete_keys"], flushed["autocomplete_entries_faded"]), (0, 2));
         assert_eq!(info_field(&mut con, "recipes", "recipes_panics_caught").as_deref(), Some("0"));
     }
 
@@ -154,6 +164,7 @@ server_tests! {
                 ("idgen" | "lock" | "article" | "cache", _) => "0.1.0",
                 ("idpool" | "rate", _) => "0.2.0",
                 ("pool", _) => "0.3.0",
+                ("autocomplete", _) => "0.6.0",
                 _ => "0.5.0",
             };
             assert_eq!(since, Some(Value::BulkString(expected.as_bytes().to_vec())), "{name}");

@@ -76,6 +76,55 @@ server_tests! {
         assert_eq!(order, ["c", "a", "b"]);
     }
 
+    /// `POOL.STATUS`: the book's `is_available`/`is_occupied`/`has` in one
+    /// read, an ended lease free as `POOL.ACQUIRE` would find it, on the
+    /// primary and on a replica alike, changing nothing.
+    fn status_tells_free_held_or_missing(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let status = |con: &mut Connection, resource: &str| -> Option<String> {
+            query(con, &["POOL.STATUS", "p", resource])
+        };
+        assert_eq!(status(&mut con, "a"), None, "a missing pool has nothing");
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "a", "b", "c"]), 3);
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "w1"]).as_deref(), Some("a"));
+        assert_eq!(acquire(&mut con, &["POOL.ACQUIRE", "p", "w2", "PX", "100"]).as_deref(), Some("b"));
+        assert_eq!(status(&mut con, "a").as_deref(), Some("held"));
+        assert_eq!(status(&mut con, "b").as_deref(), Some("held"));
+        assert_eq!(status(&mut con, "c").as_deref(), Some("free"));
+        assert_eq!(status(&mut con, "d"), None);
+        // A status reply, as TYPE's.
+        assert_eq!(cmd(&["POOL.STATUS", "p", "c"]).query::<Value>(&mut con).unwrap(), Value::SimpleString("free".into()));
+        // b's lease ends: free at once, though not reclaimed yet.
+        pair.sync();
+        thread::sleep(Duration::from_millis(150));
+        let before = digest(&mut con);
+        assert_eq!(status(&mut con, "b").as_deref(), Some("free"));
+        assert_eq!(pool_holders(&mut con, "p").len(), 1);
+        assert_eq!(digest(&mut con), before, "a read reclaims nothing");
+        let mut replica = pair.replica.con();
+        for (resource, expected) in [("a", Some("held")), ("b", Some("free")), ("c", Some("free")), ("d", None)] {
+            assert_eq!(status(&mut replica, resource).as_deref(), expected, "{resource} on the replica");
+        }
+        harness::check_keys_and_docs(&mut con, &[vec!["POOL.STATUS", "p", "a"]], "p", "POOL.STATUS", module_docs(
+            "Tells whether a pool's resource is free or held; nil when the pool lacks it",
+            "0.6.0",
+            "O(log M) for M resources in the pool",
+            &["- name=key type=key key_spec_index=0", "- name=resource type=string"],
+        ));
+        // Released, removed; the pool emptied is no key.
+        assert_eq!(int(&mut con, &["POOL.RELEASE", "p", "a", "w1"]), 1);
+        assert_eq!(status(&mut con, "a").as_deref(), Some("free"));
+        assert_eq!(int(&mut con, &["POOL.REMOVE", "p", "a", "b"]), 2);
+        assert_eq!(status(&mut con, "a"), None);
+        assert_eq!(int(&mut con, &["POOL.REMOVE", "p", "c"]), 1);
+        assert_eq!(status(&mut con, "c"), None);
+        // Binary-safe names.
+        assert_eq!(int(&mut con, &["POOL.ADD", "p", "\u{0}x\r\n"]), 1);
+        assert_eq!(status(&mut con, "\u{0}x\r\n").as_deref(), Some("free"));
+        assert_eq!(status(&mut con, "\u{0}x"), None);
+    }
+
     fn only_the_owner_releases_or_renews(flavor) {
         let server = Server::start(flavor);
         let mut con = server.con();
@@ -112,6 +161,9 @@ server_tests! {
             (vec!["POOL.RELEASE", "p", "r"], arity("pool.release")),
             (vec!["POOL.RENEW", "p", "r", "o"], arity("pool.renew")),
             (vec!["POOL.INFO"], arity("pool.info")),
+            (vec!["POOL.STATUS", "p"], arity("pool.status")),
+            (vec!["POOL.STATUS", "p", "r", "x"], arity("pool.status")),
+            (vec!["POOL.STATUS", "str", "r"], WRONGTYPE.to_string()),
             (vec!["POOL.ADD", "str", "r"], WRONGTYPE.to_string()),
             (vec!["POOL.REMOVE", "str", "r"], WRONGTYPE.to_string()),
             (vec!["POOL.ACQUIRE", "str", "o"], WRONGTYPE.to_string()),
@@ -444,6 +496,7 @@ server_tests! {
             vec!["POOL.RENEW", "k", "a", "o", "PX", "5"],
             vec!["POOL.INFO", "k"],
             vec!["POOL.HOLDERS", "k"],
+            vec!["POOL.STATUS", "k", "a"],
             vec!["POOL.APPLY", "k", "FREE", "a", "HOLD", "b", "o", "0"],
         ];
         harness::check_keys_and_docs(&mut con, &calls, "k", "POOL.ACQUIRE", module_docs(
@@ -463,8 +516,8 @@ server_tests! {
         if flavor.has_module_acl_categories(&mut con) {
             for (category, expected) in [
                 ("write", &["pool.add", "pool.remove", "pool.acquire", "pool.release", "pool.renew"][..]),
-                ("read", &["pool.info", "pool.holders"][..]),
-                ("fast", &["pool.release", "pool.renew", "pool.info", "idpool.next"][..]),
+                ("read", &["pool.info", "pool.holders", "pool.status"][..]),
+                ("fast", &["pool.release", "pool.renew", "pool.info", "pool.status", "idpool.next"][..]),
                 ("slow", &["pool.acquire", "pool.holders"][..]),
                 ("blocking", &["pool.acquire", "idpool.next"][..]),
             ] {
@@ -491,7 +544,7 @@ server_tests! {
         let server = Server::start(flavor);
         let commands: &[&[u8]] = &[
             b"POOL.ADD", b"POOL.REMOVE", b"POOL.ACQUIRE", b"POOL.RELEASE", b"POOL.RENEW",
-            b"POOL.INFO", b"POOL.HOLDERS", b"POOL.APPLY", b"pool.acquire",
+            b"POOL.INFO", b"POOL.HOLDERS", b"POOL.STATUS", b"POOL.APPLY", b"pool.acquire",
         ];
         let words: &[&[u8]] = &[
             b"pool", b"str", b"absent", b"r", b"s", b"o", b"PX", b"EX", b"WAIT", b"px", b"1", b"5", b"0",

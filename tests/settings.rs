@@ -29,6 +29,7 @@ fn expect(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 const DEFAULTS: &[(&str, &str)] = &[
     ("recipes.article-slug-max-chars", "200"),
+    ("recipes.autocomplete-max-chars", "256"),
     ("recipes.rate-max-limits", "16"),
     ("recipes.rate-sliding-max", "100000"),
 ];
@@ -114,10 +115,12 @@ server_tests! {
         set(&mut con, "recipes.rate-max-limits", "2");
         set(&mut con, "recipes.rate-sliding-max", "1000");
         set(&mut con, "recipes.article-slug-max-chars", "5");
+        set(&mut con, "recipes.autocomplete-max-chars", "3");
         assert_eq!(
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "5"),
+                ("recipes.autocomplete-max-chars", "3"),
                 ("recipes.rate-max-limits", "2"),
                 ("recipes.rate-sliding-max", "1000"),
             ])
@@ -137,6 +140,11 @@ server_tests! {
             "ERR invalid slug: use 1 to 5 Unicode letters, digits, '-' or '_'"
         );
         assert_eq!(int(&mut con, &["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "fiver"]), 1);
+        assert_eq!(
+            error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "ac", "中文字幕"])),
+            "ERR content must be at most 3 characters"
+        );
+        assert_eq!(text(&value(&mut con, &["AUTOCOMPLETE.FEED", "ac", "中文字"])), "1");
         // Back to the defaults.
         for (name, value) in DEFAULTS {
             set(&mut con, name, value);
@@ -158,6 +166,8 @@ server_tests! {
             ("recipes.rate-max-limits", "many", "argument couldn't be parsed into an integer"),
             ("recipes.rate-sliding-max", "10000001", "argument must be between 1 and 10000000 inclusive"),
             ("recipes.article-slug-max-chars", "4097", "argument must be between 1 and 4096 inclusive"),
+            ("recipes.autocomplete-max-chars", "0", "argument must be between 1 and 65536 inclusive"),
+            ("recipes.autocomplete-max-chars", "65537", "argument must be between 1 and 65536 inclusive"),
         ] {
             assert_eq!(
                 error(&mut con, &cmd(&["CONFIG", "SET", name, value])),
@@ -173,6 +183,7 @@ server_tests! {
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "200"),
+                ("recipes.autocomplete-max-chars", "256"),
                 ("recipes.rate-max-limits", "8"),
                 ("recipes.rate-sliding-max", "100000"),
             ])
@@ -189,7 +200,8 @@ server_tests! {
             |dir| {
                 fs::write(
                     dir.join("recipes.conf"),
-                    "recipes.rate-max-limits 3\nrecipes.article-slug-max-chars 64\n",
+                    "recipes.rate-max-limits 3\nrecipes.article-slug-max-chars 64\n\
+                     recipes.autocomplete-max-chars 16\n",
                 )
                 .unwrap();
             },
@@ -198,6 +210,7 @@ server_tests! {
             settings(&mut server.con()),
             expect(&[
                 ("recipes.article-slug-max-chars", "64"),
+                ("recipes.autocomplete-max-chars", "16"),
                 ("recipes.rate-max-limits", "3"),
                 ("recipes.rate-sliding-max", "500"),
             ])
@@ -248,6 +261,7 @@ server_tests! {
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "10"),
+                ("recipes.autocomplete-max-chars", "256"),
                 ("recipes.rate-max-limits", "4"),
                 ("recipes.rate-sliding-max", "100000"),
             ])
@@ -302,6 +316,7 @@ server_tests! {
                     settings(&mut con),
                     expect(&[
                         ("recipes.article-slug-max-chars", "200"),
+                        ("recipes.autocomplete-max-chars", "256"),
                         ("recipes.rate-max-limits", "4"),
                         ("recipes.rate-sliding-max", "100000"),
                     ])
@@ -350,12 +365,26 @@ server_tests! {
             decide(&mut con, &["RATE.LIMIT", "w", "200000", "200000", "SLIDING"]),
             [0, 200_000, 199_999, -1, 200_000]
         );
+        let long_entry = "长".repeat(200);
+        assert_eq!(text(&value(&mut con, &["AUTOCOMPLETE.FEED", "ac", &long_entry, "2"])), "2");
         let stored = digest(&mut con);
 
         set(&mut con, "recipes.article-slug-max-chars", "100");
         set(&mut con, "recipes.rate-max-limits", "4");
         set(&mut con, "recipes.rate-sliding-max", "1000");
+        set(&mut con, "recipes.autocomplete-max-chars", "100");
         assert_eq!(digest(&mut con), stored, "a setting changed stored data");
+
+        // The long entry is hinted and weighed; feeding it is refused (its
+        // content is over the cap), removing it is not.
+        let hints: Vec<String> = cmd(&["AUTOCOMPLETE.HINT", "ac", "长"]).query(&mut con).unwrap();
+        assert_eq!(hints, [long_entry.as_str()]);
+        assert_eq!(text(&value(&mut con, &["AUTOCOMPLETE.WEIGHT", "ac", &long_entry])), "2");
+        assert_eq!(
+            error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "ac", &long_entry])),
+            "ERR content must be at most 100 characters"
+        );
+        assert_eq!(digest(&mut con), stored);
 
         // The article keeps its slug and is found by it; a new long slug is
         // refused.
@@ -394,6 +423,7 @@ server_tests! {
         set(&mut replica, "recipes.article-slug-max-chars", "5");
         set(&mut replica, "recipes.rate-max-limits", "1");
         set(&mut replica, "recipes.rate-sliding-max", "10");
+        set(&mut replica, "recipes.autocomplete-max-chars", "1");
         let mut con = pair.primary.con();
         set(&mut con, "recipes.rate-sliding-max", "300000");
         let long_slug = "l".repeat(150);
@@ -407,7 +437,10 @@ server_tests! {
             [0, 200_000, 199_997, -1, 200_000]
         );
         assert_eq!(decide(&mut con, &window)[..4], [0, 200_000, 199_996, -1]);
-        let keys = ["{a}:1", "{a}:s", "g8", "w"];
+        let entry = "suggestion".repeat(25);
+        assert_eq!(text(&value(&mut con, &["AUTOCOMPLETE.FEED", "ac", &entry, "PX", "600000"])), "1");
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "ac", "两个字", "3"]), 1);
+        let keys = ["{a}:1", "{a}:s", "g8", "w", "ac"];
         pair.sync();
         assert_eq!(values(&mut con, &keys), values(&mut replica, &keys));
         assert_eq!(
@@ -425,6 +458,7 @@ server_tests! {
                 "--recipes.article-slug-max-chars", "1",
                 "--recipes.rate-max-limits", "1",
                 "--recipes.rate-sliding-max", "1",
+                "--recipes.autocomplete-max-chars", "1",
             ],
             |dir| copy_tree(&aof, &dir.join("appendonlydir")),
         );

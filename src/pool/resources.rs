@@ -322,6 +322,16 @@ impl Pool {
         }
     }
 
+    /// Whether the pool has `name` and, if so, whether it is held by a live
+    /// lease at `now` (`Some(true)`), or free (`Some(false)`: free, or its
+    /// lease ended, as the next write will see it). O(log M).
+    pub fn is_held(&self, name: &[u8], now: u64) -> Option<bool> {
+        match self.slots.get(name)? {
+            Slot::Free(_) => Some(false),
+            Slot::Held { until, .. } => Some(live(*until, now)),
+        }
+    }
+
     /// Frees `name` if `owner` holds it; `false` otherwise. Ended leases
     /// must have been reclaimed.
     pub fn release(&mut self, name: &[u8], owner: &[u8]) -> bool {
@@ -453,6 +463,20 @@ mod tests {
             pool.holders().collect::<Vec<_>>(),
             [(&b"c"[..], &b"z"[..], NO_END)]
         );
+    }
+
+    #[test]
+    fn a_resource_is_held_while_its_lease_lives() {
+        let mut pool = pool(&["a", "b", "c"]);
+        pool.take(b"x", 100);
+        pool.take(b"y", NO_END);
+        assert_eq!(pool.is_held(b"a", 100), Some(true), "live through its end");
+        assert_eq!(pool.is_held(b"a", 101), Some(false), "ended: free");
+        assert_eq!(pool.is_held(b"b", u64::MAX - 1), Some(true));
+        assert_eq!(pool.is_held(b"c", 0), Some(false));
+        assert_eq!(pool.is_held(b"d", 0), None);
+        pool.remove(b"a");
+        assert_eq!(pool.is_held(b"a", 0), None);
     }
 
     #[test]

@@ -249,6 +249,11 @@ def test_idgen_lock_article_rate_and_idpool_on_redis_cluster(cluster: List[Serve
             assert redis_recipes.RateLimiter(client, "login", 60, 5).is_permitted(n)
             pool = redis_recipes.IdPool(client, f"pool:{n}")
             assert pool.create(3) and pool.acquire() == 1
+            limiter = redis_recipes.Limiter(client, f"Limiter:{n}", 60, 1)  # its EVAL routed by its key
+            assert (limiter.is_valid(), limiter.is_valid(), limiter.remaining_time()) == (True, False, 0)
+            resources = redis_recipes.ResourcePool(client, f"ResourcePool:{n}")
+            assert resources.associate("r") and resources.acquire() == "r"
+            assert (resources.is_available("r"), resources.is_occupied("r"), resources.has("r")) == (False, True, True)
         index = redis_recipes.SlugIndex(client, "{blog}slugs")
         assert index.lookup("post-7") == "{blog}article::7"
     finally:
@@ -270,6 +275,9 @@ def test_idgen_lock_and_rate_on_redis_cluster_with_asyncio(cluster: List[Server]
                     assert lock.fencing_token == 1
                 assert (await recipes.RateLimiter(client, "async", 60, 1).limit(n)).allowed
                 assert not await recipes.RateLimiter(client, "async", 60, 1).is_permitted(n)
+                limiter = recipes.Limiter(client, f"async:Limiter:{n}", 60, 1)
+                assert (await limiter.is_valid(), await limiter.is_valid()) == (True, False)
+                assert await recipes.ResourcePool(client, f"async:pool:{n}").has("r") is False
         finally:
             await aclose(client)
 

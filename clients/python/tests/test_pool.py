@@ -81,6 +81,59 @@ def test_resource_pool_returns_what_the_book_returns(book: Book) -> None:
     book.run(body)
 
 
+def test_resource_pool_per_resource_questions_return_what_the_book_returns(book: Book) -> None:
+    """The book's ``is_available``, ``is_occupied`` and ``has`` (bools from
+    ``SISMEMBER … == 1``), on ``POOL.STATUS``; a lease that ended is free."""
+
+    async def body(client: Any, recipes: Any) -> None:
+        pool = recipes.ResourcePool(client, "ResourcePool:browsers", owner="w1")
+        other = recipes.ResourcePool(client, "ResourcePool:browsers", owner="w2")
+
+        async def answers(resource: str, available: bool, occupied: bool) -> None:
+            await same(pool.is_available(resource), available)
+            await same(pool.is_occupied(resource), occupied)
+            await same(pool.has(resource), available or occupied)
+
+        await answers("b1", False, False)  # no pool yet
+        await same(pool.status("b1"), None)
+        await same(pool.associate("b1"), True)
+        await same(pool.associate("b2"), True)
+        await answers("b1", True, False)
+        await answers("nope", False, False)
+        await same(pool.acquire(), "b1")
+        await answers("b1", False, True)
+        await same(pool.status("b1"), "held")
+        await same(other.is_occupied("b1"), True)  # whoever holds it
+        await same(pool.release("b1"), True)
+        await answers("b1", True, False)
+        await same(pool.status("b1"), "free")
+        # Beyond the book: a lease that ends frees the resource at once.
+        await same(other.acquire(ttl=0.1), "b2")
+        await answers("b2", False, True)
+        await asyncio.sleep(0.25)
+        await answers("b2", True, False)
+        await same(pool.disassociate("b1"), True)
+        await answers("b1", False, False)
+        await same(pool.disassociate("b2"), True)
+        await answers("b2", False, False)
+
+    book.run(body)
+
+
+def test_resource_pool_per_resource_questions_without_decoding(raw: Book) -> None:
+    async def body(client: Any, recipes: Any) -> None:
+        pool = recipes.ResourcePool(client, "ResourcePool:raw", owner="w")
+        await same(pool.associate("r"), True)
+        await same(pool.status("r"), "free")
+        await same(pool.is_available("r"), True)
+        await same(pool.acquire(), "r")
+        await same(pool.is_occupied("r"), True)
+        await same(pool.has("r"), True)
+        await same(pool.has("s"), False)
+
+    raw.run(body)
+
+
 # ---- with pool.lease(…) ----------------------------------------------------
 
 

@@ -1,7 +1,9 @@
 """``redis_recipes.rate`` on every server, sync and asyncio: the book's
 ``RateLimiter`` (its transcript, and what its code returns, types
-included), several limits, costs and the exact window."""
+included), several limits, costs and the exact window; the second
+edition's fixed-window ``Limiter``."""
 
+import asyncio
 from typing import Any
 
 from conftest import Book, Clients, value
@@ -68,3 +70,48 @@ def test_rate_limiter_returns_what_the_book_returns(book: Book) -> None:
         assert (await value(limiter.peek("mary"))).remaining == 3
 
     book.run(body)
+
+
+# ---- What the book's code returns: code/limiter.py (chapter 8).
+
+
+def test_limiter_returns_what_the_book_returns(book: Book) -> None:
+    """The book's fixed window: ``INCR`` then ``EXPIRE … NX``; ``is_valid``
+    is ``count <= maximum``; ``remaining_time`` is the actions left (0 when
+    over), None without the key. The key is the book's string counter."""
+
+    async def body(client: Any, recipes: Any) -> None:
+        limiter = recipes.Limiter(client, "Limiter:login", 0.5, 3)
+        await same(limiter.remaining_time(), None)  # no window open
+        for left in (2, 1, 0):
+            await same(limiter.is_valid(), True)
+            await same(limiter.remaining_time(), left)
+        await same(limiter.is_valid(), False)
+        await same(limiter.is_valid(), False)
+        await same(limiter.remaining_time(), 0)  # over the maximum
+        assert book.plain.get("Limiter:login") == "5"  # refused actions counted, as the book's INCR
+        ttl = book.plain.pttl("Limiter:login")
+        assert 0 < ttl <= 500
+        # The window is fixed: later actions do not push its end.
+        await asyncio.sleep(0.1)
+        await same(limiter.is_valid(), False)
+        assert book.plain.pttl("Limiter:login") <= ttl - 50
+        # It ends all at once: a new window, full again.
+        await asyncio.sleep(0.5)
+        await same(limiter.remaining_time(), None)
+        await same(limiter.is_valid(), True)
+        await same(limiter.remaining_time(), 2)
+        # EXPIRE NX: a counter left without a TTL gets one; a maximum of 0
+        # allows nothing.
+        book.plain.set("Limiter:stuck", 1)
+        stuck = recipes.Limiter(client, "Limiter:stuck", 60, 3)
+        await same(stuck.is_valid(), True)
+        await same(stuck.remaining_time(), 1)
+        assert 59_000 < book.plain.pttl("Limiter:stuck") <= 60_000
+        closed = recipes.Limiter(client, "Limiter:closed", 60, 0)
+        await same(closed.remaining_time(), None)
+        await same(closed.is_valid(), False)
+        await same(closed.remaining_time(), 0)
+
+    book.run(body)
+

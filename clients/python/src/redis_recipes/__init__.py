@@ -31,7 +31,7 @@ from .idpool import IdPool
 from .latch import CountDownLatch
 from .lock import AutoReleaseLock, IdentityLock, Lock
 from .pool import Lease, ResourcePool
-from .rate import Decision, RateLimiter
+from .rate import Decision, Limiter, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
 
 __version__ = "0.5.1"
@@ -58,6 +58,7 @@ __all__ = [
     "KeyExists",
     "Lease",
     "LeaseLost",
+    "Limiter",
     "LimiterMismatch",
     "Lock",
     "LockLost",

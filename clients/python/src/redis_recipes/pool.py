@@ -21,7 +21,8 @@ class ResourcePool(Recipe):
     (seconds) makes a holding end by itself, so a crashed holder's resource
     comes back. The book's methods (``associate``, ``disassociate``,
     ``acquire``, ``release``, ``available_count``, ``occupied_count``,
-    ``total_count``) return what the book's do.
+    ``total_count``, ``is_available``, ``is_occupied``, ``has``) return what
+    the book's do.
 
     ``with pool.lease(timeout=5) as resource:`` acquires, waiting up to
     ``timeout`` seconds (raising ``NoResourceFree`` if none comes free in
@@ -120,6 +121,27 @@ class ResourcePool(Recipe):
     def occupied_count(self) -> Steps[int]:
         """How many resources are held."""
         return int(as_dict((yield ("POOL.INFO", self.key)))["held"])
+
+    @recipe
+    def status(self, resource: str) -> Steps[Optional[str]]:
+        """``"free"``, ``"held"`` (by a live lease), or None when the pool
+        lacks ``resource`` (``POOL.STATUS``; a lease that ended is free)."""
+        return text((yield ("POOL.STATUS", self.key, resource)))
+
+    @recipe
+    def is_available(self, resource: str) -> Steps[bool]:
+        """The book's: True when ``resource`` is in the pool and free."""
+        return text((yield ("POOL.STATUS", self.key, resource))) == "free"
+
+    @recipe
+    def is_occupied(self, resource: str) -> Steps[bool]:
+        """The book's: True when ``resource`` is in the pool and held."""
+        return text((yield ("POOL.STATUS", self.key, resource))) == "held"
+
+    @recipe
+    def has(self, resource: str) -> Steps[bool]:
+        """The book's: True when ``resource`` is in the pool, free or held."""
+        return (yield ("POOL.STATUS", self.key, resource)) is not None
 
     @recipe
     def holders(self) -> Steps[Dict[str, Tuple[str, Optional[int]]]]:

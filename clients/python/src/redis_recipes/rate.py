@@ -1,5 +1,6 @@
 """RATE: rate limiters (the book's ``RateLimiter``), GCRA or an exact
-sliding window, several limits at once."""
+sliding window, several limits at once; and the book's fixed-window
+``Limiter``."""
 
 import math
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
@@ -114,3 +115,48 @@ class RateLimiter(Recipe):
         """The book's: forgets the user's limiter (the next action starts
         from full limits). None, as the book's."""
         yield ("RATE.RESET", self.key(uid))
+
+
+# INCR, then PEXPIRE NX: the book's two commands, atomic in one round trip.
+_FIXED_WINDOW = """
+local count = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
+return count
+"""
+
+
+class Limiter(Recipe):
+    """The second edition's fixed window (chapter 8): at most ``maximum``
+    actions from the first one until ``timeout`` seconds after it, counted
+    at ``key`` as the book counts them (a string counter that expires), so
+    a key the book's code wrote is read and counted on.
+
+    No module command counts a fixed window (``RATE.LIMIT`` is GCRA or an
+    exact sliding window, which let actions back at other times), so
+    ``is_valid`` runs the book's ``INCR`` and ``EXPIRE … NX`` as one Lua
+    script (``EVAL``): one atomic round trip, as the book's transaction.
+    ``remaining_time`` returns what the book's does despite its name: how
+    many more actions are allowed in the window (0 when over), or None when
+    no window is open (the key is missing)."""
+
+    def __init__(self, client: Any, key: str, timeout: float, maximum: int) -> None:
+        super().__init__(client)
+        self.key = key
+        self.timeout = timeout
+        self.maximum = maximum
+
+    @recipe
+    def is_valid(self) -> Steps[bool]:
+        """The book's: counts an action (opening a window of ``timeout``
+        seconds if none is open); True when it is within ``maximum``."""
+        count = yield ("EVAL", _FIXED_WINDOW, 1, self.key, ms(self.timeout))
+        return int(count) <= self.maximum
+
+    @recipe
+    def remaining_time(self) -> Steps[Optional[int]]:
+        """The book's: the actions left in the open window (0 when over the
+        maximum), or None when no window is open."""
+        count = yield ("GET", self.key)
+        if count is None:
+            return None
+        return max(0, self.maximum - int(count))

@@ -157,6 +157,9 @@ class AutoComplete(AsyncDriver, autocomplete.AutoComplete): ...
 class RateLimiter(AsyncDriver, rate.RateLimiter): ...
 
 
+class Limiter(AsyncDriver, rate.Limiter): ...
+
+
 class AutoReleaseLock(AsyncDriver, lock.AutoReleaseLock): ...
 
 
@@ -235,6 +238,7 @@ __all__ = [
     "IdPool",
     "IdentityLock",
     "JsonCache",
+    "Limiter",
     "Lock",
     "Lease",
     "RateLimiter",
