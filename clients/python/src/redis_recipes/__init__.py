@@ -33,6 +33,7 @@ from .lock import AutoReleaseLock, IdentityLock, Lock
 from .pool import Lease, ResourcePool
 from .rate import Decision, Limiter, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
+from .uqueue import CircularQueue, UniqueCircularQueue
 
 __version__ = "0.5.1"
 
@@ -43,6 +44,7 @@ __all__ = [
     "Cache",
     "CannotShrink",
     "CannotUpgrade",
+    "CircularQueue",
     "CostTooHigh",
     "CountDownLatch",
     "Decision",
@@ -74,6 +76,7 @@ __all__ = [
     "RwLockInfo",
     "SlugIndex",
     "SlugTaken",
+    "UniqueCircularQueue",
     "UrlShorty",
     "WrongType",
 ]

@@ -112,7 +112,10 @@ package's tests check that every error listed there with a class other than
 module answers ``unknown command`` for the module's commands
 (``_FAMILIES``), which ``translate`` turns into ``ModuleNotLoaded``."""
 
-_FAMILIES = ("autocomplete.", "idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.")
+_FAMILIES = (
+    "autocomplete.", "idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.",
+    "uqueue.",
+)
 
 _LOAD_HINT = (
     "the server has no 'recipes' module, or one older than this command (MODULE LIST shows "

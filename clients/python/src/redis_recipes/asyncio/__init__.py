@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, rate, rwlock
+from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, rate, rwlock, uqueue
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
@@ -169,6 +169,12 @@ class IdentityLock(AsyncDriver, lock.IdentityLock): ...
 class CountDownLatch(AsyncDriver, latch.CountDownLatch): ...
 
 
+class CircularQueue(AsyncDriver, uqueue.CircularQueue): ...
+
+
+class UniqueCircularQueue(AsyncDriver, uqueue.UniqueCircularQueue): ...
+
+
 class AsyncHeld:
     """``async with`` for a lock or a lease (the steps are ``_held``'s);
     ``with`` raises ``TypeError`` rather than take nothing."""
@@ -230,6 +236,7 @@ __all__ = [
     "AutoComplete",
     "AutoReleaseLock",
     "Cache",
+    "CircularQueue",
     "CountDownLatch",
     "Decision",
     "HashCache",
@@ -247,5 +254,6 @@ __all__ = [
     "RwLockHandle",
     "RwLockInfo",
     "SlugIndex",
+    "UniqueCircularQueue",
     "UrlShorty",
 ]
