@@ -14,6 +14,7 @@ mod pool;
 mod queue;
 mod rate;
 mod rwlock;
+mod uqueue;
 
 use redis_module::{redis_module, Context, RedisString, Status};
 
@@ -73,6 +74,7 @@ static FAMILIES: &[&common::family::FamilySpec] = &[
     &latch::FAMILY,
     &autocomplete::FAMILY,
     &queue::FAMILY,
+    &uqueue::FAMILY,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load

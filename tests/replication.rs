@@ -312,6 +312,38 @@ const ROWS: &[Row] = &[
         keys: &["{z}rate"],
     },
     Row {
+        case: "UQUEUE.INSERT",
+        setup: &[&["UQUEUE.INSERT", "{ua}uq", "a", "b"]],
+        call: &["UQUEUE.INSERT", "{ua}uq", "a", "c"],
+        answer: "3",
+        sent: Sent::Verbatim,
+        keys: &["{ua}uq"],
+    },
+    Row {
+        case: "UQUEUE.REMOVE",
+        setup: &[&["UQUEUE.INSERT", "{ub}uq", "a", "b"]],
+        call: &["UQUEUE.REMOVE", "{ub}uq", "a"],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{ub}uq"],
+    },
+    Row {
+        case: "UQUEUE.REMOVE (the last item: the key goes)",
+        setup: &[&["UQUEUE.INSERT", "{uc}uq", "a"]],
+        call: &["UQUEUE.REMOVE", "{uc}uq", "a"],
+        answer: "1",
+        sent: Sent::Verbatim,
+        keys: &["{uc}uq"],
+    },
+    Row {
+        case: "UQUEUE.ROTATE",
+        setup: &[&["UQUEUE.INSERT", "{ud}uq", "a", "b"]],
+        call: &["UQUEUE.ROTATE", "{ud}uq"],
+        answer: "\"a\"",
+        sent: Sent::Effect(&["uqueue.rotate"]),
+        keys: &["{ud}uq"],
+    },
+    Row {
         case: "POOL.ADD",
         setup: &[&["POOL.ADD", "{pa}pool", "a"]],
         call: &["POOL.ADD", "{pa}pool", "b", "a", "c"],
@@ -738,6 +770,16 @@ const HAND_OFFS: &[HandOff] = &[
         granted: "1",
         received: &["rwlock.release", "rwlock.apply"],
         keys: &["{wr}rw"],
+    },
+    // A waiter for an item: the insert, then the waiter's rotation (last:
+    // a rotation takes nothing to give back, see `a_hand_off_never_received…`).
+    HandOff {
+        setup: &[],
+        waiter: &["UQUEUE.ROTATE", "{wu}uq", "WAIT", "20000"],
+        release: &["UQUEUE.INSERT", "{wu}uq", "a"],
+        granted: "a",
+        received: &["uqueue.insert", "uqueue.rotate"],
+        keys: &["{wu}uq"],
     },
 ];
 fn all_keys() -> Vec<&'static str> {

@@ -49,6 +49,7 @@ const KEYS: &[&str] = &[
     "{n}:index",
     "{n}:reverse",
     "suggest",
+    "rotation",
 ];
 
 /// The module data types, with what the server log calls each and the
@@ -58,6 +59,7 @@ const STORED: &[(&str, &str, &str)] = &[
     ("rr-rspool", "resource pool", "0.3.0"),
     ("rr-rwlock", "readers-writer lock", "0.5.0"),
     ("rr-autocp", "autocomplete key", "0.6.0"),
+    ("rr-uqueue", "unique queue", "0.6.0"),
 ];
 
 /// Every type this build stores: what `make fixtures` dumps.
@@ -211,6 +213,12 @@ fn populate(con: &mut Connection) {
         &["AUTOCOMPLETE.FEED", "suggest", "redis-module", "0.2"],
         &["AUTOCOMPLETE.SET", "suggest", "自动补全", "-3"],
         &["AUTOCOMPLETE.FEED", "suggest", "rust"],
+        // A queue whose order is not its insertion order: moved, removed,
+        // rotated, and an item in Chinese.
+        &["UQUEUE.INSERT", "rotation", "alice", "bob", "carol", "dave"],
+        &["UQUEUE.INSERT", "rotation", "alice", "队列"],
+        &["UQUEUE.REMOVE", "rotation", "carol"],
+        &["UQUEUE.ROTATE", "rotation"],
     ];
     run_steps(con, steps);
 }
@@ -281,6 +289,9 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
             "AUTOCOMPLETE.HINT",
             vec!["DEBUG", "DIGEST-VALUE", "suggest"],
         ),
+        ("UQUEUE.ITEMS", vec!["UQUEUE.ITEMS", "rotation"]),
+        ("UQUEUE.ITEMS", vec!["UQUEUE.LEN", "rotation"]),
+        ("UQUEUE.ITEMS", vec!["DEBUG", "DIGEST-VALUE", "rotation"]),
         // What the next calls give.
         ("IDGEN.NEXT", vec!["IDGEN.NEXT", "ids:plain"]),
         (
@@ -354,6 +365,12 @@ fn checks(con: &mut Connection) -> Vec<Vec<String>> {
             "AUTOCOMPLETE.FEED",
             vec!["AUTOCOMPLETE.HINT", "suggest", "r"],
         ),
+        ("UQUEUE.ROTATE", vec!["UQUEUE.ROTATE", "rotation"]),
+        (
+            "UQUEUE.ROTATE",
+            vec!["UQUEUE.INSERT", "rotation", "erin", "bob"],
+        ),
+        ("UQUEUE.ROTATE", vec!["UQUEUE.ITEMS", "rotation"]),
     ] {
         if has_command(con, family) {
             checks.push(check);
@@ -473,6 +490,7 @@ fn dump_key(kind: &str) -> &'static str {
         "rr-rspool" => "browsers",
         "rr-rwlock" => "rw:shared",
         "rr-autocp" => "suggest",
+        "rr-uqueue" => "rotation",
         other => panic!("no fixture key for type {other}"),
     }
 }
@@ -610,6 +628,9 @@ server_tests! {
             .query(&mut con)
             .unwrap();
         let _: Value = cmd(&["AUTOCOMPLETE.FEED", "suggest", "redis"])
+            .query(&mut con)
+            .unwrap();
+        let _: Value = cmd(&["UQUEUE.INSERT", "rotation", "alice"])
             .query(&mut con)
             .unwrap();
         let fixtures: Vec<(String, u64)> = releases()
@@ -812,6 +833,8 @@ fn second_round(con: &mut Connection) {
         &["LATCH.COUNTDOWN", "latch:armed"],
         &["AUTOCOMPLETE.FEED", "suggest", "rust", "2", "PX", YEARS],
         &["AUTOCOMPLETE.SET", "suggest", "中文", "0.5"],
+        &["UQUEUE.INSERT", "rotation", "frank", "bob"],
+        &["UQUEUE.ROTATE", "rotation"],
         &[
             "IDGEN.ASSIGN",
             "{n}:counter",
@@ -831,6 +854,7 @@ fn third_round(con: &mut Connection) {
         &["POOL.ADD", "browsers", "b5"],
         &["RWLOCK.RELEASE", "rw:shared", "reader-3"],
         &["AUTOCOMPLETE.REMOVE", "suggest", "中文"],
+        &["UQUEUE.REMOVE", "rotation", "frank"],
     ];
     run_steps(con, steps);
 }

@@ -385,6 +385,17 @@ pub const QUEUE_MAXLEN: ErrorText = entry(
     PLAIN,
 );
 
+pub const REPEATED_ITEM: ErrorText = entry(
+    "ERR item '{item}' given more than once",
+    "`UQUEUE.INSERT` naming an item twice (the book's `ValueError`)",
+    PLAIN,
+);
+pub const UQUEUE_FULL: ErrorText = entry(
+    "ERR a unique queue holds at most {most} items",
+    "`UQUEUE.INSERT` of new items into a full queue",
+    PLAIN,
+);
+
 /// The errors of some families, as `docs/errors.md` lists them.
 pub const BY_FAMILY: &[&ErrorText] = &[
     &HASH_NOT_AN_INTEGER,
@@ -430,6 +441,8 @@ pub const BY_FAMILY: &[&ErrorText] = &[
     &WEIGHT_OVERFLOW,
     &AUTOCOMPLETE_FULL,
     &QUEUE_MAXLEN,
+    &REPEATED_ITEM,
+    &UQUEUE_FULL,
 ];
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ and ``redis_recipes.asyncio``. A missing method fails naming it; a class of
 the book added to the package without its methods listed here fails too.
 
 The lists are read from the book's code (the file is named for each class):
-a method as its parameters after ``self``, ``=`` marking one with a default.
+a method as its parameters after ``self``, ``=`` marking one with a default
+(``*items``: any number, one sent here).
 What the methods return is tested per module (``test_<module>.py``, the
 tests named ``…_returns_what_the_book_returns``)."""
 
@@ -38,6 +39,15 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
         "__init__": ("client",),
         "set": ("name", "content", "ttl="),
         "get": ("name",),
+    }),
+    "CircularQueue": ("code/circular_queue.py", {
+        "__init__": ("client", "key"),
+        "insert": ("*items",),
+        "remove": ("item", "count="),
+        "rotate": ("block_time=",),
+        "front": (),
+        "rear": (),
+        "length": (),
     }),
     "HashCache": ("code/hash_cache.py", {
         "__init__": ("client",),
@@ -94,6 +104,15 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
         "is_occupied": ("resource",),
         "has": ("resource",),
     }),
+    "UniqueCircularQueue": ("code/unique_circular_queue.py", {  # and CircularQueue's rotate, front, rear, length
+        "__init__": ("client", "key"),
+        "insert": ("*items",),
+        "remove": ("item",),
+        "rotate": ("block_time=",),
+        "front": (),
+        "rear": (),
+        "length": (),
+    }),
     "UrlShorty": ("code/url_shorty.py", {
         "__init__": ("client",),
         "shorten": ("url",),
@@ -103,12 +122,12 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
 
 # The book's other classes (code/*.py), which the package does not offer.
 NOT_OFFERED = (
-    "BinaryCache", "BinaryRecorder", "BitmapMatrix", "Chat", "CircularQueue", "CompactCounter",
+    "BinaryCache", "BinaryRecorder", "BitmapMatrix", "Chat", "CompactCounter",
     "CompactLogicalMatrix", "CompactString", "Counter", "DbIterator", "DbSampler", "FadedQueue", "FifoQueue",
     "FifoQueueR", "FixedLengthQueue", "HashCounter", "HllUniqueCounter", "HllUniqueCounterMerger", "LifoQueue",
     "ListMatrix", "Location", "LogicalMatrix", "Lottery", "Matrix", "MessageQueue", "Pagging", "PriorityQueue",
-    "Ranking", "Relation", "Session", "Stack", "StreamIterator", "Tag", "Timeline", "UniqueCircularQueue",
-    "UniqueCounter", "UrlShortyWithCache", "Vote",
+    "Ranking", "Relation", "Session", "Stack", "StreamIterator", "Tag", "Timeline", "UniqueCounter",
+    "UrlShortyWithCache", "Vote",
 )
 
 PACKAGES = [redis_recipes, redis_recipes.asyncio]

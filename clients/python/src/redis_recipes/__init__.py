@@ -34,6 +34,7 @@ from .pool import Lease, ResourcePool
 from .queue import FadedQueue, FifoQueue, FixedLengthQueue
 from .rate import Decision, Limiter, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
+from .uqueue import CircularQueue, UniqueCircularQueue
 
 __version__ = "0.5.1"
 
@@ -44,6 +45,7 @@ __all__ = [
     "Cache",
     "CannotShrink",
     "CannotUpgrade",
+    "CircularQueue",
     "CostTooHigh",
     "CountDownLatch",
     "Decision",
@@ -78,6 +80,7 @@ __all__ = [
     "RwLockInfo",
     "SlugIndex",
     "SlugTaken",
+    "UniqueCircularQueue",
     "UrlShorty",
     "WrongType",
 ]

@@ -115,6 +115,7 @@ module answers ``unknown command`` for the module's commands
 _FAMILIES = (
     "autocomplete.", "idgen.", "lock.", "rwlock.", "latch.", "article.", "cache.", "idpool.", "rate.", "pool.",
     "queue.",
+    "uqueue.",
 )
 
 _LOAD_HINT = (

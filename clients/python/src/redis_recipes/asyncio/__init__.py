@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, queue, rate, rwlock
+from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, queue, rate, rwlock, uqueue
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
@@ -178,6 +178,12 @@ class FixedLengthQueue(AsyncDriver, queue.FixedLengthQueue): ...
 class FadedQueue(AsyncDriver, queue.FadedQueue): ...
 
 
+class CircularQueue(AsyncDriver, uqueue.CircularQueue): ...
+
+
+class UniqueCircularQueue(AsyncDriver, uqueue.UniqueCircularQueue): ...
+
+
 class AsyncHeld:
     """``async with`` for a lock or a lease (the steps are ``_held``'s);
     ``with`` raises ``TypeError`` rather than take nothing."""
@@ -239,6 +245,7 @@ __all__ = [
     "AutoComplete",
     "AutoReleaseLock",
     "Cache",
+    "CircularQueue",
     "CountDownLatch",
     "Decision",
     "FadedQueue",
@@ -259,5 +266,6 @@ __all__ = [
     "RwLockHandle",
     "RwLockInfo",
     "SlugIndex",
+    "UniqueCircularQueue",
     "UrlShorty",
 ]
