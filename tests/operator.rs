@@ -29,7 +29,9 @@ server_tests! {
             "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
             "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
             "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
-            "autocomplete_keys", "autocomplete_entries_faded", "panics_caught",
+            "autocomplete_keys", "autocomplete_entries_faded", "unique_queues",
+            "unique_queues_with_waiters", "unique_queue_waits", "unique_queue_waits_timed_out",
+            "unique_queue_handoffs", "panics_caught",
         ];
         for name in names {
             assert_eq!(zero.get(name), Some(&0), "{name} in {zero:?}");
@@ -161,10 +163,11 @@ server_tests! {
             let family = name.split('.').next().unwrap();
             let expected = match (family, name.as_str()) {
                 (_, "idgen.assign") => "0.5.0",
+                (_, "pool.status") => "0.6.0",
                 ("idgen" | "lock" | "article" | "cache", _) => "0.1.0",
                 ("idpool" | "rate", _) => "0.2.0",
                 ("pool", _) => "0.3.0",
-                ("autocomplete", _) => "0.6.0",
+                ("autocomplete" | "queue" | "uqueue", _) => "0.6.0",
                 _ => "0.5.0",
             };
             assert_eq!(since, Some(Value::BulkString(expected.as_bytes().to_vec())), "{name}");
