@@ -7,6 +7,8 @@
 # CACHE.HSET transaction row from examples/bench_driver.rs
 # (acquire/release pairs and 16-client contention need a driver).
 # FAMILIES="article lock" make bench runs only those families' rows.
+# AUTOCOMPLETE rows come from bench/autocomplete.py (its own servers, under
+# callgrind too; AC_SERVERS=redis7,valkey picks servers, see its docstring).
 # Each __rand_int__ is drawn on its own, so a slug with two of them does not
 # repeat within a run (redis-benchmark stops at the first error reply).
 set -euo pipefail
@@ -429,7 +431,7 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue pool waiting dropin cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue pool waiting dropin autocomplete cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
@@ -747,6 +749,16 @@ wants dropin && {
   printf '%s\n\n' "${dropin_sections[@]}"
 } | tee "$dropin_results.tmp"
 wants dropin && mv "$dropin_results.tmp" "$dropin_results"
+
+# AUTOCOMPLETE against the book's prefix tables (one sorted set per prefix):
+# hints, feeds, memory, instructions per call and how a hint's cost grows
+# (bench/autocomplete.py starts its servers: Redis 7.0, REDIS8_SERVER,
+# VALKEY_SERVER).
+if wants autocomplete; then
+  REDIS_SERVER=$(command -v redis-server) RECIPES_MODULE=$module python3 bench/autocomplete.py \
+    bench/results/autocomplete.md >/dev/null
+  cat bench/results/autocomplete.md
+fi
 
 # Instructions per call under callgrind, each hot command against its
 # built-in: what a call costs without the machine's noise, split into the
