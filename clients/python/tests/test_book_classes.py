@@ -49,6 +49,24 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
         "rear": (),
         "length": (),
     }),
+    "FadedQueue": ("code/faded_queue.py", {
+        "__init__": ("client", "key", "max_length"),
+        "enqueue": ("*items",),
+        "dequeue": ("timeout=",),
+        "length": (),
+    }),
+    "FifoQueue": ("code/fifo_queue.py", {
+        "__init__": ("client", "key"),
+        "enqueue": ("*items",),
+        "dequeue": ("timeout=",),
+        "length": (),
+    }),
+    "FixedLengthQueue": ("code/fixed_length_queue.py", {
+        "__init__": ("client", "key", "max_length"),
+        "enqueue": ("*items",),
+        "dequeue": ("timeout=",),
+        "length": (),
+    }),
     "HashCache": ("code/hash_cache.py", {
         "__init__": ("client",),
         "set": ("name", "content", "ttl="),
@@ -123,8 +141,8 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
 # The book's other classes (code/*.py), which the package does not offer.
 NOT_OFFERED = (
     "BinaryCache", "BinaryRecorder", "BitmapMatrix", "Chat", "CompactCounter",
-    "CompactLogicalMatrix", "CompactString", "Counter", "DbIterator", "DbSampler", "FadedQueue", "FifoQueue",
-    "FifoQueueR", "FixedLengthQueue", "HashCounter", "HllUniqueCounter", "HllUniqueCounterMerger", "LifoQueue",
+    "CompactLogicalMatrix", "CompactString", "Counter", "DbIterator", "DbSampler",
+    "FifoQueueR", "HashCounter", "HllUniqueCounter", "HllUniqueCounterMerger", "LifoQueue",
     "ListMatrix", "Location", "LogicalMatrix", "Lottery", "Matrix", "MessageQueue", "Pagging", "PriorityQueue",
     "Ranking", "Relation", "Session", "Stack", "StreamIterator", "Tag", "Timeline", "UniqueCounter",
     "UrlShortyWithCache", "Vote",
