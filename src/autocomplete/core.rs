@@ -38,6 +38,7 @@
 
 #![forbid(unsafe_code)]
 
+use crate::common::memory::block;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::mem::size_of;
@@ -199,23 +200,6 @@ pub enum WriteError {
 
 /// One entry as iteration yields it: content, weight, fade time.
 pub type Entry<'a> = (&'a [u8], f64, Option<i64>);
-
-/// The bytes the server's allocator hands out for a request of `size`
-/// bytes (none for none): jemalloc's size classes, as Redis and Valkey are
-/// built by default: 8, 16, then steps of 16 up to 128, then four classes
-/// between each power of two and the next (160, 192, 224, 256, 320, …).
-fn block(size: usize) -> usize {
-    match size {
-        0 => 0,
-        1..=8 => 8,
-        9..=128 => size.next_multiple_of(16),
-        _ => {
-            // Classes between 2^k and 2^(k+1) are 2^(k-2) apart.
-            let log2 = (size - 1).ilog2();
-            size.next_multiple_of(1 << (log2 - 2))
-        }
-    }
-}
 
 /// A weight as stored: NaN refused, -0.0 made 0.0.
 fn clean(weight: f64) -> Result<f64, WriteError> {
@@ -1687,24 +1671,6 @@ mod tests {
         .unwrap();
         tree.check();
         assert_eq!(tree.get(b"b"), Some((f64::NEG_INFINITY, Some(-5))));
-    }
-
-    #[test]
-    fn blocks_are_rounded_to_the_allocators_size_classes() {
-        for (size, class) in [
-            (0, 0),
-            (1, 8),
-            (8, 8),
-            (9, 16),
-            (17, 32),
-            (100, 112),
-            (129, 160),
-            (257, 320),
-            (4097, 5120),
-            (65536, 65536),
-        ] {
-            assert_eq!(block(size), class, "{size}");
-        }
     }
 
     #[cfg(target_pointer_width = "64")]

@@ -16,6 +16,7 @@ pub mod family;
 pub mod ffi;
 pub mod fitting;
 pub mod lease;
+pub mod memory;
 pub mod reply;
 pub mod stats;
 pub mod time;

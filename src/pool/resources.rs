@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 use crate::common::lease::{self, NO_END};
+use crate::common::memory::block;
 use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{size_of, MaybeUninit};
 
@@ -85,26 +86,6 @@ const APPEND_FILL: usize = 7;
 /// about 9 in random order (a B-tree filled at random is about 70% full);
 /// 8 lies between.
 const ANY_ORDER_FILL: usize = 8;
-
-/// The bytes the server's allocator hands out for a request of `size`
-/// bytes (none for none): jemalloc's size classes, as Redis and Valkey are
-/// built by default: 8, 16, then steps of 16 up to 128, then four classes
-/// between each power of two and the next (160, 192, 224, 256, 320, …).
-/// A server built on glibc malloc instead gives at least 24 bytes, then
-/// the request plus 8 rounded to 16, less 8: more for short names, less
-/// for the trees' nodes, which roughly cancel in a pool.
-fn block(size: usize) -> usize {
-    match size {
-        0 => 0,
-        1..=8 => 8,
-        9..=128 => size.next_multiple_of(16),
-        _ => {
-            // Classes between 2^k and 2^(k+1) are 2^(k-2) apart.
-            let log2 = (size - 1).ilog2();
-            size.next_multiple_of(1 << (log2 - 2))
-        }
-    }
-}
 
 /// Bytes of a B-tree map of `len` entries from `K` to `V` (a set has no
 /// values) whose nodes hold `fill` - 1 keys: its leaves, then each level
@@ -588,30 +569,6 @@ mod tests {
         let mut twice = held;
         twice.push((free[0].clone(), b"o".to_vec(), NO_END));
         assert!(Pool::restore(free.to_vec(), twice).is_err());
-    }
-
-    #[test]
-    fn blocks_are_rounded_to_the_allocators_size_classes() {
-        for (size, class) in [
-            (0, 0),
-            (1, 8),
-            (8, 8),
-            (9, 16),
-            (17, 32),
-            (33, 48),
-            (100, 112),
-            (128, 128),
-            (129, 160),
-            (256, 256),
-            (257, 320),
-            (280, 320),
-            (456, 512),
-            (552, 640),
-            (1025, 1280),
-            (4097, 5120),
-        ] {
-            assert_eq!(block(size), class, "{size}");
-        }
     }
 
     /// The nodes as the standard library lays them out on a 64-bit machine:

@@ -18,6 +18,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 
+use crate::common::memory::block;
 use hashbrown::HashTable;
 
 /// The most items a queue holds (node numbers are `u32`).
@@ -50,22 +51,6 @@ impl Default for Queue {
             hasher: RandomState::new(),
             head: 0,
             item_blocks: 0,
-        }
-    }
-}
-
-/// The bytes the server's allocator hands out for a request of `size`
-/// bytes (none for none): jemalloc's size classes, as Redis and Valkey are
-/// built by default: 8, 16, then steps of 16 up to 128, then four classes
-/// between each power of two and the next (160, 192, 224, 256, 320, …).
-fn block(size: usize) -> usize {
-    match size {
-        0 => 0,
-        1..=8 => 8,
-        9..=128 => size.next_multiple_of(16),
-        _ => {
-            let log2 = (size - 1).ilog2();
-            size.next_multiple_of(1 << (log2 - 2))
         }
     }
 }
