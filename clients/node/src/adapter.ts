@@ -1,0 +1,404 @@
+/**
+ * One small adapter over the two clients Node applications use: ioredis 5 (`Redis`, `Cluster`) and node-redis 4
+ * and later (`createClient`, `createCluster`). Every class of the package talks to the server through it.
+ *
+ * A command that waits in the server's first-come-first-served queue (its `WAIT ms` option) never runs on the
+ * application's client: a Node client sends every caller's commands down one socket, so a wait there would hold
+ * up everything queued behind it. Waits run on dedicated connections, each made from the application's client (so
+ * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
+ * the next and closed by `close()`. A wait is sent once: its connection never re-sends a command after a
+ * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
+ * server is told to unblock that connection (`CLIENT UNBLOCK`), so the connection is kept and nothing is left
+ * queued in the server.
+ */
+
+export type Arg = string | number | Buffer;
+
+/** What a command answers, as the client decodes it (RESP2: strings, numbers, arrays, null). */
+export type Reply = unknown;
+
+/** Milliseconds: a wait with no end (about 31 years). */
+export const FOREVER = 1e12;
+/** Milliseconds a waiting command's reply may take past its wait before the connection is dropped. */
+export const MARGIN = 2000;
+
+/** A connection of our own to one server (one node of a cluster), for waits. */
+interface Dedicated {
+  readonly node: string;
+  id: number;
+  send(args: Arg[]): Promise<Reply>;
+  destroy(): void;
+  quit(): Promise<void>;
+}
+
+/** The commands a class sends, whatever the client. */
+export interface Connection {
+  /** True for a cluster client. */
+  readonly cluster: boolean;
+  /** Sends one command whose first key is `args[keyAt]` (1 when not given; none when `keyAt` is -1). */
+  send(args: Arg[], keyAt?: number): Promise<Reply>;
+  /**
+   * Sends a command carrying `WAIT waitMs` on a dedicated connection to the node serving `key`, and resolves its
+   * reply. When `signal` aborts first, the server unblocks the command; the call then rejects with the signal's
+   * reason, after `undo(reply)` has given back what the server granted meanwhile (a reply other than null).
+   */
+  wait(args: Arg[], key: Arg, waitMs: number, options?: WaitOptions): Promise<Reply>;
+  /** Closes the dedicated connections (the application's client stays open: it is the application's). */
+  close(): Promise<void>;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  undo?: (reply: Reply) => Promise<unknown>;
+}
+
+/** The Redis Cluster slot of a key (CRC16/XMODEM of its hash tag, modulo 16384). */
+export function keySlot(key: Arg): number {
+  const bytes = Buffer.isBuffer(key) ? key : Buffer.from(String(key));
+  let start = 0;
+  let end = bytes.length;
+  const open = bytes.indexOf(0x7b); // '{'
+  if (open >= 0) {
+    const close = bytes.indexOf(0x7d, open + 1); // '}'
+    if (close > open + 1) {
+      start = open + 1;
+      end = close;
+    }
+  }
+  let crc = 0;
+  for (let i = start; i < end; i++) {
+    crc ^= bytes[i] << 8;
+    for (let bit = 0; bit < 8; bit++) {
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+  }
+  return crc % 16384;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type AnyClient = any;
+
+function isIoredis(client: AnyClient): boolean {
+  return typeof client?.call === 'function' && typeof client?.duplicate === 'function' && 'options' in client
+    && typeof client?.sendCommand === 'function' && typeof client?.callBuffer === 'function';
+}
+
+function isNodeRedis(client: AnyClient): boolean {
+  return typeof client?.sendCommand === 'function' && typeof client?.duplicate === 'function' && !isIoredis(client);
+}
+
+function isNodeRedisCluster(client: AnyClient): boolean {
+  return isNodeRedis(client) && typeof client.getSlotMaster === 'function';
+}
+
+const ADAPTED = Symbol.for('redis-recipes.connection');
+
+/**
+ * The connection for an application's client (made once per client and shared by every class built on it).
+ * Accepts an ioredis `Redis` or `Cluster`, a node-redis client or cluster, or a `Connection`.
+ */
+export function connectionOf(client: AnyClient): Connection {
+  if (client && typeof client === 'object' && ADAPTED in client) {
+    return client[ADAPTED] as Connection;
+  }
+  if (client instanceof Base) {
+    return client;
+  }
+  let connection: Connection;
+  if (isIoredis(client)) {
+    connection = client.isCluster ? new IoredisCluster(client) : new IoredisSingle(client);
+  } else if (isNodeRedisCluster(client)) {
+    connection = new NodeRedisCluster(client);
+  } else if (isNodeRedis(client)) {
+    connection = new NodeRedisSingle(client);
+  } else {
+    throw new TypeError('redis-recipes: expected an ioredis Redis or Cluster, or a node-redis client or cluster');
+  }
+  try {
+    Object.defineProperty(client, ADAPTED, { value: connection, enumerable: false, configurable: true });
+  } catch {
+    // A frozen client: a connection per class, which works as well.
+  }
+  return connection;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  if (signal.reason !== undefined) return signal.reason;
+  const error = new Error('This operation was aborted');
+  error.name = 'AbortError';
+  return error;
+}
+
+abstract class Base implements Connection {
+  abstract readonly cluster: boolean;
+  private readonly idle = new Map<string, Dedicated[]>();
+  private readonly busy = new Set<Dedicated>();
+  private closed = false;
+
+  abstract send(args: Arg[], keyAt?: number): Promise<Reply>;
+  /** Opens a dedicated connection to the node serving `key`. */
+  protected abstract open(key: Arg): Promise<Dedicated>;
+  /** The node `open(key)` would connect to now. */
+  protected abstract nodeOf(key: Arg): string;
+  /** Sends `CLIENT UNBLOCK id` to `node`. */
+  protected abstract unblock(node: string, id: number): Promise<unknown>;
+
+  async wait(args: Arg[], key: Arg, waitMs: number, options: WaitOptions = {}): Promise<Reply> {
+    const { signal, undo } = options;
+    if (signal?.aborted) throw abortReason(signal);
+    if (this.closed) throw new Error('redis-recipes: the connection was closed');
+    const dedicated = await this.take(key);
+    this.busy.add(dedicated);
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      this.unblock(dedicated.node, dedicated.id).catch(() => dedicated.destroy());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let healthy = true;
+    try {
+      const late = new Promise<never>((_, reject) => {
+        if (waitMs >= FOREVER) return;
+        timer = setTimeout(() => {
+          healthy = false;
+          dedicated.destroy();
+          const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
+          error.name = 'TimeoutError';
+          reject(error);
+        }, waitMs + MARGIN);
+        timer.unref?.();
+      });
+      let reply: Reply;
+      try {
+        reply = await Promise.race([dedicated.send(args), late]);
+      } catch (error) {
+        if (isRedirect(error)) {
+          // The slot moved: the cluster client sends it to the new node, where it queues at the back.
+          reply = await this.send(args);
+        } else {
+          if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
+          throw error;
+        }
+      }
+      if (aborted && signal) {
+        if (reply !== null && reply !== undefined && undo) await undo(reply);
+        throw abortReason(signal);
+      }
+      return reply;
+    } finally {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      this.busy.delete(dedicated);
+      if (healthy && !this.closed) this.give(dedicated);
+      else dedicated.destroy();
+    }
+  }
+
+  private async take(key: Arg): Promise<Dedicated> {
+    const node = this.nodeOf(key);
+    const list = this.idle.get(node);
+    const found = list?.pop();
+    if (found) return found;
+    const dedicated = await this.open(key);
+    try {
+      dedicated.id = Number(await dedicated.send(['CLIENT', 'ID']));
+    } catch (error) {
+      dedicated.destroy();
+      throw error;
+    }
+    return dedicated;
+  }
+
+  private give(dedicated: Dedicated): void {
+    const list = this.idle.get(dedicated.node) ?? [];
+    list.push(dedicated);
+    this.idle.set(dedicated.node, list);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle.values()].flat();
+    this.idle.clear();
+    for (const dedicated of this.busy) dedicated.destroy();
+    this.busy.clear();
+    await Promise.all(all.map((d) => d.quit().catch(() => d.destroy())));
+  }
+}
+
+function isRedirect(error: unknown): boolean {
+  const message = (error as Error)?.message ?? '';
+  return /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(message);
+}
+
+function isConnectionError(error: unknown): boolean {
+  const name = (error as Error)?.name ?? '';
+  const message = (error as Error)?.message ?? '';
+  return /Connection|Socket|Closed|Abort|Timeout/i.test(name) || /connection|closed|socket|ECONN/i.test(message);
+}
+
+// ---------------------------------------------------------------------------------------------------- ioredis
+
+/** Options of a dedicated ioredis connection: never re-send, never time out before the wait's own bound. */
+const IOREDIS_DEDICATED = {
+  autoResendUnfulfilledCommands: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: undefined,
+  enableOfflineQueue: true,
+  lazyConnect: false,
+  retryStrategy: (): null => null,
+  keyPrefix: undefined,
+};
+
+function ioredisDedicated(node: string, redis: AnyClient): Dedicated {
+  const dedicated: Dedicated = {
+    node,
+    id: 0,
+    send: (args) => redis.call(...args),
+    destroy: () => redis.disconnect(false),
+    quit: async () => {
+      await redis.quit();
+    },
+  };
+  // A dropped connection rejects its command; the error event must not go unhandled.
+  redis.on('error', () => undefined);
+  return dedicated;
+}
+
+class IoredisSingle extends Base {
+  readonly cluster = false;
+  constructor(private readonly client: AnyClient) {
+    super();
+  }
+  send(args: Arg[]): Promise<Reply> {
+    return this.client.call(...args);
+  }
+  protected nodeOf(): string {
+    return 'single';
+  }
+  protected async open(): Promise<Dedicated> {
+    return ioredisDedicated('single', this.client.duplicate(IOREDIS_DEDICATED));
+  }
+  protected unblock(_node: string, id: number): Promise<unknown> {
+    return this.client.call('CLIENT', 'UNBLOCK', id);
+  }
+}
+
+class IoredisCluster extends Base {
+  readonly cluster = true;
+  constructor(private readonly client: AnyClient) {
+    super();
+  }
+  send(args: Arg[], keyAt = 1): Promise<Reply> {
+    if (keyAt < 0 || args.length <= keyAt) return this.client.call(...args);
+    // ioredis routes the commands it knows by their keys; ours it would send to any node and follow the
+    // redirect. Routed here by the key's slot, as its own commands are.
+    const node = this.masterFor(args[keyAt]);
+    if (node) return node.call(...args).catch((error: unknown) => {
+      if (isRedirect(error)) return this.client.call(...args);
+      throw error;
+    });
+    return this.client.call(...args);
+  }
+  private masterFor(key: Arg): AnyClient | undefined {
+    const address: string | undefined = this.client.slots?.[keySlot(key)]?.[0];
+    if (!address) return undefined;
+    return this.client.connectionPool?.getInstanceByKey?.(address)
+      ?? this.client.nodes('master').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === address);
+  }
+  protected nodeOf(key: Arg): string {
+    return this.client.slots?.[keySlot(key)]?.[0] ?? 'unknown';
+  }
+  protected async open(key: Arg): Promise<Dedicated> {
+    let node = this.masterFor(key);
+    if (!node) {
+      await this.client.call('PING');
+      node = this.masterFor(key);
+    }
+    if (!node) throw new Error('redis-recipes: no cluster node serves this key');
+    return ioredisDedicated(`${node.options.host}:${node.options.port}`, node.duplicate(IOREDIS_DEDICATED));
+  }
+  protected unblock(node: string, id: number): Promise<unknown> {
+    const redis = this.client.nodes('master').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === node);
+    return redis ? redis.call('CLIENT', 'UNBLOCK', id) : Promise.reject(new Error('node gone'));
+  }
+}
+
+// ------------------------------------------------------------------------------------------------- node-redis
+
+function nodeRedisOverrides(client: AnyClient): Record<string, unknown> {
+  const socket = { ...(client.options?.socket ?? {}), reconnectStrategy: false };
+  return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined };
+}
+
+async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedicated> {
+  const dedicated = client.duplicate(nodeRedisOverrides(client));
+  dedicated.on('error', () => undefined);
+  await dedicated.connect();
+  return {
+    node,
+    id: 0,
+    send: (args) => dedicated.sendCommand(args.map(String)),
+    destroy: () => {
+      try {
+        (dedicated.destroy ?? dedicated.disconnect).call(dedicated);
+      } catch {
+        // Already closed.
+      }
+    },
+    quit: async () => {
+      await (dedicated.close ?? dedicated.quit).call(dedicated);
+    },
+  };
+}
+
+function asStrings(args: Arg[]): (string | Buffer)[] {
+  return args.map((a) => (Buffer.isBuffer(a) ? a : String(a)));
+}
+
+class NodeRedisSingle extends Base {
+  readonly cluster = false;
+  constructor(private readonly client: AnyClient) {
+    super();
+  }
+  send(args: Arg[]): Promise<Reply> {
+    return this.client.sendCommand(asStrings(args));
+  }
+  protected nodeOf(): string {
+    return 'single';
+  }
+  protected open(): Promise<Dedicated> {
+    return nodeRedisDedicated('single', this.client);
+  }
+  protected unblock(_node: string, id: number): Promise<unknown> {
+    return this.client.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+  }
+}
+
+class NodeRedisCluster extends Base {
+  readonly cluster = true;
+  constructor(private readonly client: AnyClient) {
+    super();
+  }
+  send(args: Arg[], keyAt = 1): Promise<Reply> {
+    const key = keyAt >= 0 && args.length > keyAt ? String(args[keyAt]) : undefined;
+    return this.client.sendCommand(key, false, asStrings(args));
+  }
+  private master(key: Arg): AnyClient {
+    return this.client.getSlotMaster(keySlot(key));
+  }
+  protected nodeOf(key: Arg): string {
+    const master = this.master(key);
+    return master ? `${master.host}:${master.port}` : 'unknown';
+  }
+  protected async open(key: Arg): Promise<Dedicated> {
+    const master = this.master(key);
+    const nodeClient = await this.client.nodeClient(master);
+    return nodeRedisDedicated(`${master.host}:${master.port}`, nodeClient);
+  }
+  protected async unblock(node: string, id: number): Promise<unknown> {
+    const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
+    const nodeClient = await this.client.nodeClient(master);
+    return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+  }
+}

@@ -1,0 +1,189 @@
+// Real servers for the tests: each test file starts the servers it needs on free loopback ports (with the module,
+// or without it for the fallbacks) and stops them when it ends. No mock of Redis.
+//
+// The matrix comes from the environment, as for the other suites of the repository: REDIS_SERVER (Redis 7.0),
+// REDIS8_SERVER, VALKEY_SERVER, and RECIPES_MODULE (the built module). A server whose variable is unset is skipped,
+// unless RECIPES_REQUIRE_SERVERS=1, where it fails.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const FLAVORS = [
+  ['Redis 7.0', 'REDIS_SERVER'],
+  ['Redis 8.6', 'REDIS8_SERVER'],
+  ['Valkey 9', 'VALKEY_SERVER'],
+];
+
+export const MODULE = process.env.RECIPES_MODULE;
+
+/** The servers of the matrix: [{ name, path }]. */
+export function flavors() {
+  const found = [];
+  for (const [name, variable] of FLAVORS) {
+    const path = process.env[variable];
+    if (path) found.push({ name, path });
+    else if (process.env.RECIPES_REQUIRE_SERVERS === '1') throw new Error(`${variable} is not set`);
+  }
+  if (!MODULE && process.env.RECIPES_REQUIRE_SERVERS === '1') throw new Error('RECIPES_MODULE is not set');
+  return found;
+}
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function reachable(port) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.on('connect', () => {
+      socket.write('PING\r\n');
+    });
+    socket.on('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+const running = new Set();
+after(async () => {
+  for (const server of [...running]) await server.stop();
+});
+
+/**
+ * Starts `path` on a free port, with the module unless `module: false`, and `args` added to its command line.
+ * Returns { port, host, url, stop() }.
+ */
+export async function startServer(path, { module = true, args = [] } = {}) {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'recipes-node-'));
+  const line = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--protected-mode', 'no', '--enable-debug-command', 'yes', '--logfile', join(dir, 'log'), ...args];
+  if (module) line.push('--loadmodule', MODULE);
+  const child = spawn(path, line, { stdio: 'ignore' });
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+  });
+  for (let i = 0; i < 500 && !(await reachable(port)); i++) {
+    if (exited) throw new Error(`${path} exited at start (log in ${dir})`);
+    await sleep(10);
+  }
+  const server = {
+    port,
+    host: '127.0.0.1',
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      running.delete(server);
+      if (!exited) {
+        child.kill('SIGKILL');
+        await new Promise((resolve) => (exited ? resolve() : child.once('exit', resolve)));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  running.add(server);
+  return server;
+}
+
+function redisCli() {
+  for (const name of ['redis-cli', 'valkey-cli']) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+      return name;
+    } catch {
+      // Try the next.
+    }
+  }
+  throw new Error('no redis-cli on the PATH');
+}
+
+/** A 3-primary cluster of `path` with the module: { nodes: [server…], stop() }. */
+export async function startCluster(path) {
+  const nodes = [];
+  for (let i = 0; i < 3; i++) {
+    nodes.push(await startServer(path, { args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'] }));
+  }
+  execFileSync(redisCli(), ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
+    '--cluster-replicas', '0', '--cluster-yes'], { stdio: 'ignore' });
+  for (const node of nodes) {
+    for (let i = 0; ; i++) {
+      const info = execFileSync(redisCli(), ['-p', String(node.port), 'CLUSTER', 'INFO']).toString();
+      if (info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:3')) break;
+      if (i > 1000) throw new Error('the cluster did not come up');
+      await sleep(10);
+    }
+  }
+  return {
+    nodes,
+    async stop() {
+      for (const node of nodes) await node.stop();
+    },
+  };
+}
+
+/** The two clients, each a factory of a connected client to `server`, and its closer. */
+export const CLIENTS = {
+  async ioredis(server, options = {}) {
+    const { default: Redis } = await import('ioredis');
+    const client = new Redis({ port: server.port, host: server.host, lazyConnect: true, ...options });
+    await client.connect();
+    return client;
+  },
+  async 'node-redis'(server, options = {}) {
+    const { createClient } = await import('redis');
+    const client = createClient({ url: server.url, ...options });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  },
+};
+
+export const CLUSTER_CLIENTS = {
+  async ioredis(cluster) {
+    const { Cluster } = await import('ioredis');
+    const client = new Cluster(cluster.nodes.map((n) => ({ host: n.host, port: n.port })));
+    await new Promise((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('error', reject);
+    });
+    return client;
+  },
+  async 'node-redis'(cluster) {
+    const { createCluster } = await import('redis');
+    const client = createCluster({ rootNodes: cluster.nodes.map((n) => ({ url: n.url })) });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  },
+};
+
+/** Closes a client of either kind. */
+export async function closeClient(client) {
+  if (typeof client.disconnect === 'function' && typeof client.callBuffer === 'function') {
+    client.disconnect();
+  } else if (typeof client.close === 'function') {
+    await client.close();
+  } else {
+    await client.quit();
+  }
+}
+
+/** Sends a raw command through either kind of client. */
+export function raw(client, ...args) {
+  if (typeof client.callBuffer === 'function') return client.call(...args);
+  return client.sendCommand(args.map(String));
+}
