@@ -4,3 +4,5 @@ export * from './errors';
 export { Lock } from './lock';
 export type { LockOptions, AcquireOptions } from './lock';
 export type { HoldOptions } from './held';
+export { IdGenerator, HashIdGenerator, MAX_ID } from './idgen';
+export type { IdBlock } from './idgen';

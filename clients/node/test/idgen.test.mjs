@@ -1,0 +1,83 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { IdGenerator, HashIdGenerator, GeneratorExhausted, WrongType, MAX_ID } from '../dist/index.js';
+import { onEachServer } from './matrix.mjs';
+import { raw } from './harness.mjs';
+
+onEachServer('IdGenerator', (t) => {
+  it('produces, reserves (the book\'s SET NX), raises the floor and reads the current ID', async () => {
+    const ids = new IdGenerator(t.client, 'user::id');
+    assert.equal(await ids.current(), 0);
+    assert.equal(await ids.reserve(1_000_000), true);
+    assert.equal(await ids.reserve(5), false, 'the generator has a value: nothing changes');
+    assert.equal(await raw(t.client, 'GET', 'user::id'), '1000000');
+    assert.equal(await ids.produce(), 1_000_001);
+    assert.equal(await ids.raiseFloor(9999), false);
+    assert.equal(await ids.raiseFloor('2000000'), true);
+    assert.equal(await ids.produce(), 2_000_001);
+    const block = await ids.produceMany(3);
+    assert.deepEqual([block.first, block.last, block.count], [2_000_002, 2_000_004, 3]);
+    assert.deepEqual([...block], [2_000_002, 2_000_003, 2_000_004]);
+    assert.equal(await ids.current(), 2_000_004);
+    assert.equal(await raw(t.client, 'GET', 'user::id'), '2000004');
+  });
+
+  it('refuses a floor that is not a whole number before sending it, and the server refuses a bad raise', async () => {
+    const ids = new IdGenerator(t.client, 'floors');
+    for (const bad of [-1, 1.5, '007x', 2n ** 63n, Number.NaN]) {
+      await assert.rejects(ids.reserve(bad), RangeError);
+    }
+    assert.equal(await raw(t.client, 'EXISTS', 'floors'), 0);
+    await assert.rejects(ids.raiseFloor(-1), { message: 'ERR floor must be a non-negative integer' });
+    assert.equal(await ids.reserve(MAX_ID), true);
+    assert.equal(await raw(t.client, 'GET', 'floors'), '9223372036854775807');
+  });
+
+  it('assigns a name its ID once (get-or-create), with the reverse hash', async () => {
+    const ids = new IdGenerator(t.client, '{u}:id');
+    assert.equal(await ids.assign('{u}:by-email', 'peter@example.com', { reverse: '{u}:email' }), 1);
+    assert.equal(await ids.assign('{u}:by-email', 'jack@example.com'), 2);
+    assert.equal(await ids.assign('{u}:by-email', 'peter@example.com', { reverse: '{u}:email' }), 1);
+    assert.equal(await ids.current(), 2);
+    assert.equal(await raw(t.client, 'HGET', '{u}:email', '1'), 'peter@example.com');
+    assert.equal(await raw(t.client, 'HGET', '{u}:by-email', 'jack@example.com'), '2');
+    await assert.rejects(ids.assign('{u}:id', 'x'), { message: 'ERR the counter, index and REVERSE keys must differ' });
+  });
+
+  it('errors come out as classes and change nothing', async () => {
+    const ids = new IdGenerator(t.client, 'end');
+    assert.equal(await ids.raiseFloor(MAX_ID - 1n), true);
+    await assert.rejects(ids.produceMany(2), (error) => {
+      assert.ok(error instanceof GeneratorExhausted);
+      assert.equal(error.message, 'EXHAUSTED taking 2 more ID(s) after 9223372036854775806 would pass 9223372036854775807');
+      assert.ok(error.cause instanceof Error);
+      return true;
+    });
+    assert.equal(await raw(t.client, 'GET', 'end'), '9223372036854775806');
+    await raw(t.client, 'HSET', 'ahash', 'f', '1');
+    await assert.rejects(new IdGenerator(t.client, 'ahash').produce(), WrongType);
+    await assert.rejects(ids.produceMany(0), { message: 'ERR COUNT must be between 1 and 2147483648' });
+  });
+});
+
+onEachServer('HashIdGenerator', (t) => {
+  it('keeps one generator per field of a hash', async () => {
+    const ids = new HashIdGenerator(t.client, 'ids');
+    assert.equal(await ids.produce('post'), 1);
+    assert.equal(await ids.produce('post'), 2);
+    assert.equal(await ids.produce('user'), 1);
+    assert.equal(await ids.reserve('comment', 100), true);
+    assert.equal(await ids.reserve('comment', 5), false);
+    assert.equal(await ids.produce('comment'), 101);
+    assert.equal(await ids.raiseFloor('post', 1), false);
+    assert.equal(await ids.raiseFloor('post', 50), true);
+    const block = await ids.produceMany('post', 2);
+    assert.deepEqual([...block], [51, 52]);
+    assert.equal(await ids.current('post'), 52);
+    assert.equal(await ids.current('none'), 0);
+    assert.deepEqual(await raw(t.client, 'HMGET', 'ids', 'post', 'user', 'comment'), ['52', '1', '101']);
+    await raw(t.client, 'HSET', 'ids', 'bad', 'x');
+    await assert.rejects(ids.produce('bad'), { message: 'ERR hash value is not an integer' });
+    await assert.rejects(new HashIdGenerator(t.client, 'ids').reserve('c2', -3), RangeError);
+  });
+});
