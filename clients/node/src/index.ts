@@ -8,6 +8,8 @@ export { IdGenerator, HashIdGenerator, MAX_ID } from './idgen';
 export type { IdBlock } from './idgen';
 export { ReadWriteLock, RwLockHandle } from './rwlock';
 export type { ReadWriteLockOptions, RwLockInfo, RwMode } from './rwlock';
+export { CountDownLatch } from './latch';
+export type { LatchWaitOptions } from './latch';
 export { IdPool, IdLease } from './idpool';
 export type { IdPoolInfo, IdAcquireOptions, IdLeaseOptions } from './idpool';
 export { ResourcePool, PoolLease } from './pool';
