@@ -18,7 +18,7 @@ export interface IdBlock extends Iterable<number> {
 function block(first: number, count: number): IdBlock {
   return {
     first,
-    last: first + count - 1,
+    last: exact(first + (count - 1)),
     count,
     *[Symbol.iterator]() {
       for (let i = 0; i < count; i++) yield first + i;
@@ -42,6 +42,19 @@ function floor(n: number | bigint | string): string {
   return value.toString();
 }
 
+/**
+ * An ID reply as a number, or a `RangeError` past `Number.MAX_SAFE_INTEGER`: the clients read integers as
+ * JavaScript numbers, and two IDs past 2**53 may read the same (the ID is taken all the same).
+ */
+function exact(reply: unknown): number {
+  const id = Number(reply);
+  if (!Number.isSafeInteger(id)) {
+    throw new RangeError(`ID ${String(reply)} is past Number.MAX_SAFE_INTEGER (2**53 - 1), where JavaScript numbers ` +
+      'are not exact');
+  }
+  return id;
+}
+
 function count(n: number): number {
   if (!Number.isSafeInteger(n)) throw new RangeError(`a count of IDs is a whole number, not ${String(n)}`);
   return n;
@@ -57,13 +70,14 @@ abstract class Generator {
   protected async next(field: Arg[], many?: number): Promise<number> {
     const words: Arg[] = ['IDGEN.NEXT', this.key, ...field];
     if (many !== undefined) words.push('COUNT', count(many));
-    return Number(await send(this.connection, words));
+    return exact(await send(this.connection, words));
   }
 }
 
 /**
  * IDs from a counter key, as `INCR` makes them; the key stays a plain integer that other clients may read.
  * `produce` and `reserve` are the book's; `produceMany`, `raiseFloor`, `current` and `assign` are beyond it.
+ * IDs are numbers: one past `Number.MAX_SAFE_INTEGER` throws a `RangeError` (the server counts to 2**63 - 1).
  */
 export class IdGenerator extends Generator {
   /** The next ID. */
@@ -92,7 +106,7 @@ export class IdGenerator extends Generator {
 
   /** The last ID handed out or reserved (0 when never used). */
   async current(): Promise<number> {
-    return Number(await send(this.connection, ['IDGEN.CURRENT', this.key]));
+    return exact(await send(this.connection, ['IDGEN.CURRENT', this.key]));
   }
 
   /**
@@ -103,7 +117,7 @@ export class IdGenerator extends Generator {
   async assign(index: string, name: Arg, options: { reverse?: string } = {}): Promise<number> {
     const words: Arg[] = ['IDGEN.ASSIGN', this.key, index, name];
     if (options.reverse !== undefined) words.push('REVERSE', options.reverse);
-    return Number(await send(this.connection, words));
+    return exact(await send(this.connection, words));
   }
 }
 
@@ -131,6 +145,6 @@ export class HashIdGenerator extends Generator {
 
   /** The last ID of generator `name` handed out or reserved (0 when never used). */
   async current(name: string): Promise<number> {
-    return Number(await send(this.connection, ['IDGEN.CURRENT', this.key, 'FIELD', name]));
+    return exact(await send(this.connection, ['IDGEN.CURRENT', this.key, 'FIELD', name]));
   }
 }

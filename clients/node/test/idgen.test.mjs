@@ -57,6 +57,13 @@ onEachServer('IdGenerator', (t) => {
     await raw(t.client, 'HSET', 'ahash', 'f', '1');
     await assert.rejects(new IdGenerator(t.client, 'ahash').produce(), WrongType);
     await assert.rejects(ids.produceMany(0), { message: 'ERR COUNT must be between 1 and 2147483648' });
+    const big = new IdGenerator(t.client, 'big');
+    assert.equal(await big.raiseFloor(Number.MAX_SAFE_INTEGER - 2), true);
+    assert.equal(await big.produce(), Number.MAX_SAFE_INTEGER - 1);
+    await assert.rejects(big.produceMany(2), RangeError, 'its last ID is past 2**53 - 1');
+    await assert.rejects(big.produce(), RangeError, 'never a number that may equal another ID');
+    await assert.rejects(big.current(), RangeError);
+    assert.equal(await raw(t.client, 'GET', 'big'), '9007199254740993');
   });
 });
 
