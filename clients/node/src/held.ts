@@ -4,7 +4,7 @@
  */
 import { Arg, Connection, FOREVER } from './adapter';
 import { LockLost, LockNotAcquired, translate } from './errors';
-import { waitMs } from './reply';
+import { ms, waitMs } from './reply';
 
 /** Milliseconds: after a failed renewal, the shortest wait before the next try (unless the lease ends sooner). */
 export const RETRY = 50;
@@ -216,7 +216,7 @@ export abstract class TokenLock<X> extends Held<X> {
   /** The acquire command's options: the lease, the wait, the fence. */
   protected options(wait: number | undefined): Arg[] {
     const words: Arg[] = [];
-    if (this.ttl !== undefined) words.push('PX', Math.ceil(this.ttl));
+    if (this.ttl !== undefined) words.push('PX', ms(this.ttl, 'a ttl'));
     if (wait !== undefined) words.push('WAIT', waitMs(wait));
     if (this.fence !== undefined) words.push('FENCE', this.fence);
     return words;
@@ -255,9 +255,9 @@ export abstract class TokenLock<X> extends Held<X> {
 
   /** True when this token holds the lock, its lease now ending `ttl` ms from now (default: the lock's `ttl`). */
   async extend(ttl?: number): Promise<boolean> {
-    const ms = ttl ?? this.ttl;
-    if (ms === undefined) throw new TypeError('extend needs a ttl');
-    return Number(await send(this.connection, this.extension(ms))) === 1;
+    const lease = ttl ?? this.ttl;
+    if (lease === undefined) throw new TypeError('extend needs a ttl');
+    return Number(await send(this.connection, this.extension(ms(lease, 'a ttl')))) === 1;
   }
 
   /** Takes the lock for an `await using` block, which gives it back (see `using`). */
