@@ -105,6 +105,11 @@ onEachServer('ResourcePool', (t) => {
     await assert.rejects(new ResourcePool(t.other, 'pool:held').using(() => 1, { wait: 50 }), NoResourceFree);
     await lease[dispose]();
     assert.equal(await pool.status('c1'), 'free');
+    await assert.rejects(pool.using(() => {
+      throw new Error('boom');
+    }), { message: 'boom' });
+    assert.equal(await pool.occupiedCount(), 0, 'a throwing function still gives its resource back');
+    await assert.rejects(new ResourcePool(t.other, 'pool:none').hold({ wait: 20 }), NoResourceFree);
   });
 });
 
