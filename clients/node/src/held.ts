@@ -185,8 +185,8 @@ export abstract class Held<X> {
 }
 
 /**
- * A lock held by a token, with an optional lease (`ttl`), wait and fencing counter: what `ReadWriteLock`'s handles
- * are. A subclass gives its commands (`acquireWords`: the acquire without its `PX`, `WAIT` and `FENCE` options;
+ * A lock held by a token, with an optional lease (`ttl`), wait and fencing counter: what `Lock` and
+ * `ReadWriteLock`'s handles are. A subclass gives its commands (`acquireWords`: the acquire without its `PX`, `WAIT` and `FENCE` options;
  * `releaseWords`; `extendWords`) and its name in errors (`describe`). `acquire()` tries once, `acquire({ wait })`
  * waits in the server's queue on a connection of its own; `using(fn)` and `hold()` take it (waiting `wait` ms,
  * default forever; `LockNotAcquired` when it stays taken), renew it with `renew`, and give it back.
@@ -272,10 +272,13 @@ export abstract class TokenLock<X> extends Held<X> {
 
   protected async taking(options: HoldOptions): Promise<X> {
     const wait = options.wait ?? this.wait ?? FOREVER;
-    if (!(await this.acquire({ wait, signal: options.signal }))) {
-      throw new LockNotAcquired(`${this.describe()} was not acquired in time`);
-    }
+    if (!(await this.acquire({ wait, signal: options.signal }))) throw this.notAcquired();
     return this.subject();
+  }
+
+  /** What `using`/`hold` throw when the lock stays taken. */
+  protected notAcquired(): Error {
+    return new LockNotAcquired(`${this.describe()} was not acquired in time`);
   }
 
   protected givingBack(): Promise<boolean> {
