@@ -186,10 +186,11 @@ export abstract class Held<X> {
 
 /**
  * A lock held by a token, with an optional lease (`ttl`), wait and fencing counter: what `Lock` and
- * `ReadWriteLock`'s handles are. A subclass gives its commands (`acquireWords`: the acquire without its `PX`, `WAIT` and `FENCE` options;
- * `releaseWords`; `extendWords`) and its name in errors (`describe`). `acquire()` tries once, `acquire({ wait })`
- * waits in the server's queue on a connection of its own; `using(fn)` and `hold()` take it (waiting `wait` ms,
- * default forever; `LockNotAcquired` when it stays taken), renew it with `renew`, and give it back.
+ * `ReadWriteLock`'s handles are. A subclass gives its commands (`acquireWords`: the acquire without its `PX`,
+ * `WAIT` and `FENCE` options; `releaseWords`; `extendWords`) and its name in errors (`describe`). `acquire()` tries
+ * once, `acquire({ wait })` waits in the server's queue on a connection of its own; `using(fn)` and `hold()` take
+ * it (waiting `wait` ms, default forever; `LockNotAcquired` when it stays taken), renew it with `renew`, and give
+ * it back.
  */
 export abstract class TokenLock<X> extends Held<X> {
   /** The fencing token of the last acquisition (with `fence`). */

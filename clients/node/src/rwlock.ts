@@ -112,7 +112,8 @@ export class RwLockHandle extends TokenLock<RwLockHandle> {
    */
   async downgrade(): Promise<boolean> {
     if (this.mode !== 'write') throw new TypeError('only a write lock can be downgraded');
-    const granted = this.granted(await send(this.connection, [...this.acquireWords('read'), ...this.options(undefined)]));
+    const words = [...this.acquireWords('read'), ...this.options(undefined)];
+    const granted = this.granted(await send(this.connection, words));
     if (granted) this.mode = 'read';
     return granted;
   }

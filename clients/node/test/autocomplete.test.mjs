@@ -9,9 +9,11 @@ onEachServer('AutoComplete', (t) => {
   it('the book\'s class: feed, hint, set and feedex return what the book\'s do', async () => {
     const ac = new AutoComplete(t.client, 'search');
     assert.equal(ac.key, 'AutoComplete:search');
-    assert.deepEqual([await ac.feed('黄健宏'), await ac.feed('黄晓明', 3), await ac.feedex('黄埔军校', 1, 300_000)],
-      [undefined, undefined, undefined]);
-    assert.deepEqual(await ac.hint('黄'), ['黄晓明', '黄埔军校', '黄健宏'], 'equal weights by content, descending');
+    const replies = [await ac.feed('黄健宏'), await ac.feed('黄晓明', 3)];
+    replies.push(await ac.feedex('黄埔军校', 1, 300_000));
+    assert.deepEqual(replies, [undefined, undefined, undefined]);
+    const hints = await ac.hint('黄');
+    assert.deepEqual(hints, ['黄晓明', '黄埔军校', '黄健宏'], 'equal weights by content, descending');
     assert.deepEqual(await ac.hint('黄晓'), ['黄晓明']);
     assert.deepEqual(await ac.hint('黄', 2), ['黄晓明', '黄埔军校']);
     assert.deepEqual(await ac.hint('黄', 0), ['黄晓明', '黄埔军校', '黄健宏'], 'ZRANGE 0 -1: all');

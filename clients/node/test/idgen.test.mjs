@@ -49,7 +49,8 @@ onEachServer('IdGenerator', (t) => {
     assert.equal(await ids.raiseFloor(MAX_ID - 1n), true);
     await assert.rejects(ids.produceMany(2), (error) => {
       assert.ok(error instanceof GeneratorExhausted);
-      assert.equal(error.message, 'EXHAUSTED taking 2 more ID(s) after 9223372036854775806 would pass 9223372036854775807');
+      assert.equal(error.message,
+        'EXHAUSTED taking 2 more ID(s) after 9223372036854775806 would pass 9223372036854775807');
       assert.ok(error.cause instanceof Error);
       return true;
     });

@@ -30,7 +30,8 @@ describe('the package', () => {
       cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
     }));
     const files = report.files.map((file) => file.path).sort();
-    const modules = readdirSync(new URL('src/', root)).filter((name) => name.endsWith('.ts')).map((n) => n.slice(0, -3));
+    const sources = readdirSync(new URL('src/', root)).filter((name) => name.endsWith('.ts'));
+    const modules = sources.map((name) => name.slice(0, -3));
     assert.ok(modules.length >= 12, modules.join());
     for (const module of modules) {
       assert.ok(files.includes(`dist/${module}.js`), `dist/${module}.js`);
@@ -43,8 +44,9 @@ describe('the package', () => {
     }
     assert.ok(files.some((file) => file.endsWith('.mjs')));
     for (const file of files) {
-      assert.ok(file === 'package.json' || /^(README|LICENSE)/i.test(file) || /^dist\/[^/]+\.(js|d\.ts|mjs)$/.test(file),
-        `${file} is not part of the package`);
+      const published = file === 'package.json' || /^(README|LICENSE)/i.test(file)
+        || /^dist\/[^/]+\.(js|d\.ts|mjs)$/.test(file);
+      assert.ok(published, `${file} is not part of the package`);
     }
     assert.ok(!files.some((file) => /test|^src\/|\.tsbuildinfo$/.test(file)));
   });

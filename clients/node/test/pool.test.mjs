@@ -37,7 +37,8 @@ onEachServer('ResourcePool', (t) => {
     assert.equal(await w1.disassociate('b1', 'b2', 'b3'), true);
     assert.equal(await raw(t.client, 'EXISTS', 'ResourcePool:browsers'), 0, 'an emptied pool is deleted');
     assert.equal(await w1.acquire(), null);
-    await assert.rejects(new ResourcePool(t.client, 'p', { owner: '' }).acquire(), { message: 'ERR owner must not be empty' });
+    const nobody = new ResourcePool(t.client, 'p', { owner: '' });
+    await assert.rejects(nobody.acquire(), { message: 'ERR owner must not be empty' });
     await raw(t.client, 'SET', 'str', 'x');
     await assert.rejects(new ResourcePool(t.client, 'str').acquire(), WrongType);
   });
@@ -82,7 +83,7 @@ onEachServer('ResourcePool', (t) => {
     assert.equal(await pool.status('x'), 'free');
   });
 
-  it('using() and hold() hold a resource, renew it, give it back; a loss calls onLost or throws LeaseLost', async () => {
+  it('using() and hold() hold, renew and give back a resource; a loss calls onLost or throws LeaseLost', async () => {
     const pool = new ResourcePool(t.client, 'pool:held', { ttl: 300 });
     assert.equal(await pool.associate('c1', 'c2'), true);
     const got = await pool.using(async (resource) => {

@@ -72,7 +72,8 @@ onEachServer('RateLimiter', (t) => {
     });
     await assert.rejects(two.peek('k'), (error) => {
       assert.ok(error instanceof LimiterMismatch);
-      assert.equal(error.message, 'MISMATCH the key holds a limiter of 1 limit(s); this call gives 2 (RATE.RESET it first)');
+      assert.equal(error.message,
+        'MISMATCH the key holds a limiter of 1 limit(s); this call gives 2 (RATE.RESET it first)');
       return true;
     });
     await assert.rejects(gcra.limit('k', 6), (error) => {

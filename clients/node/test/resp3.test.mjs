@@ -2,7 +2,9 @@
 // RESP3, where the server answers them as maps and doubles.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { RateLimiter, IdPool, ResourcePool, ReadWriteLock, AutoComplete, CountDownLatch, connectionOf } from '../dist/index.js';
+import {
+  RateLimiter, IdPool, ResourcePool, ReadWriteLock, AutoComplete, CountDownLatch, connectionOf,
+} from '../dist/index.js';
 import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
 
 for (const flavor of flavors()) {
