@@ -8,7 +8,7 @@
  * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
  * the next and closed by `close()`. A wait is sent once: its connection never re-sends a command after a
  * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
- * server is told to unblock that connection (`CLIENT UNBLOCK`), so the connection is kept and nothing is left
+ * server is told to unblock that connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left
  * queued in the server.
  */
 
@@ -140,7 +140,10 @@ abstract class Base implements Connection {
   protected abstract open(key: Arg): Promise<Dedicated>;
   /** The node `open(key)` would connect to now. */
   protected abstract nodeOf(key: Arg): string;
-  /** Sends `CLIENT UNBLOCK id` to `node`. */
+  /**
+   * Sends `CLIENT UNBLOCK id ERROR` to `node`: the waiter is answered `-UNBLOCKED` and holds nothing, even when
+   * it was granted something in the same turn (without `ERROR`, Redis 7.0 sends such a waiter no reply at all).
+   */
   protected abstract unblock(node: string, id: number): Promise<unknown>;
 
   async wait(args: Arg[], key: Arg, waitMs: number, options: WaitOptions = {}): Promise<Reply> {
@@ -177,6 +180,8 @@ abstract class Base implements Connection {
           // The slot moved: the cluster client sends it to the new node, where it queues at the back.
           reply = await this.send(args);
         } else {
+          // The abort's unblock: the waiter holds nothing.
+          if (aborted && signal && isUnblocked(error)) throw abortReason(signal);
           if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
           throw error;
         }
@@ -231,6 +236,10 @@ function isRedirect(error: unknown): boolean {
   return /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(message);
 }
 
+function isUnblocked(error: unknown): boolean {
+  return ((error as Error)?.message ?? '').startsWith('UNBLOCKED ');
+}
+
 function isConnectionError(error: unknown): boolean {
   const name = (error as Error)?.name ?? '';
   const message = (error as Error)?.message ?? '';
@@ -280,7 +289,7 @@ class IoredisSingle extends Base {
     return ioredisDedicated('single', this.client.duplicate(IOREDIS_DEDICATED));
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
-    return this.client.call('CLIENT', 'UNBLOCK', id);
+    return this.client.call('CLIENT', 'UNBLOCK', id, 'ERROR');
   }
 }
 
@@ -320,7 +329,7 @@ class IoredisCluster extends Base {
   }
   protected unblock(node: string, id: number): Promise<unknown> {
     const redis = this.client.nodes('master').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === node);
-    return redis ? redis.call('CLIENT', 'UNBLOCK', id) : Promise.reject(new Error('node gone'));
+    return redis ? redis.call('CLIENT', 'UNBLOCK', id, 'ERROR') : Promise.reject(new Error('node gone'));
   }
 }
 
@@ -371,7 +380,7 @@ class NodeRedisSingle extends Base {
     return nodeRedisDedicated('single', this.client);
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
-    return this.client.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+    return this.client.sendCommand(['CLIENT', 'UNBLOCK', String(id), 'ERROR']);
   }
 }
 
@@ -399,6 +408,6 @@ class NodeRedisCluster extends Base {
   protected async unblock(node: string, id: number): Promise<unknown> {
     const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
     const nodeClient = await this.client.nodeClient(master);
-    return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+    return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id), 'ERROR']);
   }
 }

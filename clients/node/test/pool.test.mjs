@@ -83,6 +83,25 @@ onEachServer('ResourcePool', (t) => {
     assert.equal(await pool.status('x'), 'free');
   });
 
+  it('an abort racing a grant gives back what was granted', async () => {
+    const pool = new ResourcePool(t.client, 'pool:race', { owner: 'o' });
+    const waiter = new ResourcePool(t.client, 'pool:race', { owner: 'w' });
+    assert.equal(await pool.associate('x'), true);
+    for (let i = 0; i < 10; i++) {
+      assert.equal(await pool.acquire(), 'x');
+      const controller = new AbortController();
+      const pending = assert.rejects(waiter.acquire({ signal: controller.signal, wait: 60_000 }), { name: 'AbortError' });
+      await until(async () => (await blockedClients(t.client)) === 1);
+      // The release reaches the server first and hands x to the waiter; the abort comes after the grant.
+      const released = pool.release('x');
+      controller.abort();
+      assert.equal(await released, true);
+      await pending;
+      await until(async () => (await pool.status('x')) === 'free');
+      assert.equal((await pool.holders()).size, 0, 'the waiter holds nothing');
+    }
+  });
+
   it('using() and hold() hold, renew and give back a resource; a loss calls onLost or throws LeaseLost', async () => {
     const pool = new ResourcePool(t.client, 'pool:held', { ttl: 300 });
     assert.equal(await pool.associate('c1', 'c2'), true);
