@@ -151,11 +151,25 @@ abstract class Base implements Connection {
     if (signal?.aborted) throw abortReason(signal);
     if (this.closed) throw new Error('redis-recipes: the connection was closed');
     const dedicated = await this.take(key);
+    if (signal?.aborted) {
+      // Aborted while the connection was being taken: nothing was sent.
+      if (this.closed) dedicated.destroy();
+      else this.give(dedicated);
+      throw abortReason(signal);
+    }
     this.busy.add(dedicated);
     let aborted = false;
+    let settled = false;
     const onAbort = (): void => {
       aborted = true;
-      this.unblock(dedicated.node, dedicated.id).catch(() => dedicated.destroy());
+      void (async () => {
+        // The command may not have reached the server yet (it goes down another socket): unblock until it is
+        // unblocked or answered.
+        for (let pause = 2; !settled; pause = Math.min(pause * 2, 100)) {
+          if (Number(await this.unblock(dedicated.node, dedicated.id)) === 1 || settled) return;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      })().catch(() => dedicated.destroy());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
@@ -192,6 +206,7 @@ abstract class Base implements Connection {
       }
       return reply;
     } finally {
+      settled = true;
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       this.busy.delete(dedicated);

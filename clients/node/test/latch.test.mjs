@@ -59,4 +59,23 @@ onEachServer('CountDownLatch', (t) => {
     await assert.rejects(latch.wait({ timeout: 100, signal: AbortSignal.abort() }), { name: 'AbortError' });
     assert.equal(await latch.wait({ timeout: 20 }), false, 'the dedicated connection still works');
   });
+
+  it('an abort in the same tick as the call, before the wait is sent, ends it', { timeout: 10_000 }, async () => {
+    const latch = new CountDownLatch(t.client, 'batch:4');
+    assert.equal(await latch.trySetCount(1), true);
+    const soon = [(f) => f(), queueMicrotask, process.nextTick, setImmediate, (f) => setTimeout(f, 0),
+      (f) => setTimeout(f, 1)];
+    for (const [at, later] of soon.entries()) {
+      for (const client of [t.client, t.other]) {
+        const controller = new AbortController();
+        const started = Date.now();
+        const pending = assert.rejects(new CountDownLatch(client, 'batch:4').wait({ signal: controller.signal }),
+          { name: 'AbortError' });
+        later(() => controller.abort());
+        await pending;
+        assert.ok(Date.now() - started < 1000, `abort #${at} took ${Date.now() - started} ms`);
+      }
+    }
+    assert.equal(await blockedClients(t.client), 0);
+  });
 });
