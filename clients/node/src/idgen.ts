@@ -1,6 +1,10 @@
-/** IDGEN: auto-increment ID generators (the book's `IdGenerator`), one per key or many in a hash. */
+/**
+ * IDGEN: auto-increment ID generators (the book's `IdGenerator`), one per key or many in a hash, and the book's
+ * short-URL generator (`UrlShorty`).
+ */
 import { Arg, Connection, connectionOf } from './adapter';
 import { send } from './held';
+import { text } from './reply';
 
 /** The largest ID: 2**63 - 1. */
 export const MAX_ID = 2n ** 63n - 1n;
@@ -146,5 +150,71 @@ export class HashIdGenerator extends Generator {
   /** The last ID of generator `name` handed out or reserved (0 when never used). */
   async current(name: string): Promise<number> {
     return exact(await send(this.connection, ['IDGEN.CURRENT', this.key, 'FIELD', name]));
+  }
+}
+
+/** The digits of a short ID, 0 to 61. */
+export const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** `n` (0 or more) in base 62, digits `BASE62`, without leading zeros. */
+export function toBase62(n: number | bigint): string {
+  if (typeof n === 'number' && !Number.isSafeInteger(n)) throw new RangeError(`not a whole number: ${n}`);
+  let value = BigInt(n);
+  if (value < 0n) throw new RangeError(`a base-62 number is 0 or more, not ${String(n)}`);
+  let digits = '';
+  do {
+    digits = BASE62[Number(value % 62n)] + digits;
+    value /= 62n;
+  } while (value > 0n);
+  return digits;
+}
+
+/**
+ * The number `toBase62` wrote as `short`, or null for any other text (empty, another character, a leading zero,
+ * past 2**63 - 1).
+ */
+export function fromBase62(short: string): bigint | null {
+  if (!short || (short[0] === '0' && short.length > 1) || short.length > 11) return null;
+  let n = 0n;
+  for (const char of short) {
+    const digit = BASE62.indexOf(char);
+    if (digit < 0) return null;
+    n = n * 62n + BigInt(digit);
+  }
+  return n <= MAX_ID ? n : null;
+}
+
+/**
+ * The book's short-URL generator: `shorten(url)` gives a short ID, `restore(shortId)` the URL back. A URL is
+ * given its ID once (one atomic `IDGEN.ASSIGN`), so the same URL always gets the same short ID: an `IdGenerator`
+ * counter's ID in base 62. The counter and the URL-to-ID and ID-to-URL hashes are `{key}:counter`, `{key}:ids` and
+ * `{key}:urls`: one hash tag, so one slot in a cluster.
+ */
+export class UrlShorty {
+  readonly counter: string;
+  readonly ids: string;
+  readonly urls: string;
+  private readonly connection: Connection;
+  private readonly generator: IdGenerator;
+
+  constructor(client: unknown, readonly key = 'UrlShorty') {
+    if (!key) throw new TypeError('UrlShorty needs a non-empty key');
+    this.counter = `{${key}}:counter`;
+    this.ids = `{${key}}:ids`;
+    this.urls = `{${key}}:urls`;
+    this.connection = connectionOf(client);
+    this.generator = new IdGenerator(client, this.counter);
+  }
+
+  /** `url`'s short ID (the same every time for the same URL). */
+  async shorten(url: string): Promise<string> {
+    return toBase62(await this.generator.assign(this.ids, url, { reverse: this.urls }));
+  }
+
+  /** The URL `shortId` stands for, or null (an unknown or invalid short ID). */
+  async restore(shortId: string): Promise<string | null> {
+    const n = fromBase62(shortId);
+    if (n === null) return null;
+    return text(await send(this.connection, ['HGET', this.urls, n.toString()]));
   }
 }

@@ -4,7 +4,7 @@ export * from './errors';
 export { Lock } from './lock';
 export type { LockOptions, AcquireOptions } from './lock';
 export type { HoldOptions } from './held';
-export { IdGenerator, HashIdGenerator, MAX_ID } from './idgen';
+export { IdGenerator, HashIdGenerator, UrlShorty, MAX_ID, BASE62, toBase62, fromBase62 } from './idgen';
 export type { IdBlock } from './idgen';
 export { ReadWriteLock, RwLockHandle } from './rwlock';
 export type { ReadWriteLockOptions, RwLockInfo, RwMode } from './rwlock';

@@ -1,6 +1,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IdGenerator, HashIdGenerator, GeneratorExhausted, WrongType, MAX_ID } from '../dist/index.js';
+import {
+  IdGenerator, HashIdGenerator, UrlShorty, GeneratorExhausted, WrongType, MAX_ID, toBase62, fromBase62, keySlot,
+} from '../dist/index.js';
 import { onEachServer } from './matrix.mjs';
 import { raw } from './harness.mjs';
 
@@ -88,4 +90,38 @@ onEachServer('HashIdGenerator', (t) => {
     await assert.rejects(ids.produce('bad'), { message: 'ERR hash value is not an integer' });
     await assert.rejects(new HashIdGenerator(t.client, 'ids').reserve('c2', -3), RangeError);
   });
+});
+
+onEachServer('UrlShorty', (t) => {
+  it('gives a URL one short ID, in base 62, and restores it; its keys share a slot', async () => {
+    const shorty = new UrlShorty(t.client);
+    assert.deepEqual([shorty.counter, shorty.ids, shorty.urls], ['{UrlShorty}:counter', '{UrlShorty}:ids',
+      '{UrlShorty}:urls']);
+    assert.equal(new Set([shorty.counter, shorty.ids, shorty.urls].map(keySlot)).size, 1);
+    const page = 'https://redis.io/docs/latest/develop/data-types/strings/';
+    assert.equal(await shorty.shorten(page), '1');
+    assert.equal(await shorty.shorten('https://example.com/'), '2');
+    assert.equal(await shorty.shorten(page), '1');
+    assert.equal(await shorty.restore('1'), page);
+    assert.equal(await raw(t.client, 'GET', '{UrlShorty}:counter'), '2');
+    assert.equal(await raw(t.client, 'HGET', '{UrlShorty}:ids', page), '1');
+    for (const unknown of ['3', 'zz', '0', '', '01', 'a-b', 'é', 'aZl8N0y58M8', 'zzzzzzzzzzzz']) {
+      assert.equal(await shorty.restore(unknown), null, unknown);
+    }
+    await raw(t.client, 'SET', '{UrlShorty}:counter', '61');
+    assert.equal(await shorty.shorten('https://example.com/z'), '10');
+    assert.equal(await shorty.restore('10'), 'https://example.com/z');
+    const other = new UrlShorty(t.client, 'links');
+    assert.equal(await other.shorten(page), '1');
+    assert.equal(await raw(t.client, 'EXISTS', '{links}:counter', '{links}:ids', '{links}:urls'), 3);
+    assert.throws(() => new UrlShorty(t.client, ''), TypeError);
+  });
+});
+
+it('base 62 round-trips every ID and refuses other text', () => {
+  for (const n of [0, 1, 9, 10, 35, 36, 61, 62, 3843, 3844, MAX_ID]) assert.equal(fromBase62(toBase62(n)), BigInt(n));
+  assert.deepEqual([toBase62(61), toBase62(62), toBase62(MAX_ID)], ['Z', '10', 'aZl8N0y58M7']);
+  assert.deepEqual(['', '00', '01', 'a b', 'aZl8N0y58M8'].map(fromBase62), [null, null, null, null, null]);
+  assert.throws(() => toBase62(-1), RangeError);
+  assert.throws(() => toBase62(1.5), RangeError);
 });

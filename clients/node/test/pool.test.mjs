@@ -90,7 +90,8 @@ onEachServer('ResourcePool', (t) => {
     for (let i = 0; i < 10; i++) {
       assert.equal(await pool.acquire(), 'x');
       const controller = new AbortController();
-      const pending = assert.rejects(waiter.acquire({ signal: controller.signal, wait: 60_000 }), { name: 'AbortError' });
+      const pending = assert.rejects(waiter.acquire({ signal: controller.signal, wait: 60_000 }),
+        { name: 'AbortError' });
       await until(async () => (await blockedClients(t.client)) === 1);
       // The release reaches the server first and hands x to the waiter; the abort comes after the grant.
       const released = pool.release('x');
