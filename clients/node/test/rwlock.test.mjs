@@ -89,6 +89,24 @@ onEachServer('ReadWriteLock', (t) => {
     await assert.rejects(rw.readLock().acquire({ signal: aborted }), { name: 'AbortError' });
   });
 
+  it('an abort racing a grant leaves the lock to nobody', async () => {
+    const rw = new ReadWriteLock(t.client, 'race:rw', { fence: 'race:fence' });
+    for (let i = 0; i < 10; i++) {
+      const holder = rw.writeLock();
+      assert.equal(await holder.acquire(), true);
+      const controller = new AbortController();
+      const pending = assert.rejects(rw.writeLock().acquire({ wait: 60_000, signal: controller.signal }),
+        { name: 'AbortError' });
+      await until(async () => (await blockedClients(t.client)) === 1);
+      const released = holder.release();
+      controller.abort();
+      assert.equal(await released, true);
+      await pending;
+      await until(async () => (await rw.info()).mode === 'none');
+    }
+    assert.ok(Number(await raw(t.client, 'GET', 'race:fence')) >= 10, 'fences only rise');
+  });
+
   it('using() and hold() take, renew and give back; a loss calls onLost once or throws LockLost', async () => {
     const lost = [];
     const rw = new ReadWriteLock(t.client, 'held:rw', { ttl: 300, renew: true, onLost: (h) => lost.push(h.mode) });
