@@ -90,6 +90,7 @@ describe('the error catalogue', () => {
 const CALLS = {
   IdGenerator: (c) => new recipes.IdGenerator(c, 'k').produce(),
   HashIdGenerator: (c) => new recipes.HashIdGenerator(c, 'k').current('f'),
+  UrlShorty: (c) => new recipes.UrlShorty(c).shorten('https://example.com/'),
   ReadWriteLock: (c) => new recipes.ReadWriteLock(c, 'k').readLock().acquire(),
   'ReadWriteLock (a wait)': (c) => new recipes.ReadWriteLock(c, 'k').writeLock().acquire({ wait: 1000 }),
   CountDownLatch: (c) => new recipes.CountDownLatch(c, 'k').wait({ timeout: 1000 }),
