@@ -8,7 +8,7 @@
  * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
  * the next and closed by `close()`. A wait is sent once: its connection never re-sends a command after a
  * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
- * server is told to unblock that connection (`CLIENT UNBLOCK`), so the connection is kept and nothing is left
+ * server is told to unblock that connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left
  * queued in the server.
  */
 
@@ -140,7 +140,10 @@ abstract class Base implements Connection {
   protected abstract open(key: Arg): Promise<Dedicated>;
   /** The node `open(key)` would connect to now. */
   protected abstract nodeOf(key: Arg): string;
-  /** Sends `CLIENT UNBLOCK id` to `node`. */
+  /**
+   * Sends `CLIENT UNBLOCK id ERROR` to `node`: the waiter is answered `-UNBLOCKED` and holds nothing, even when
+   * it was granted something in the same turn (without `ERROR`, Redis 7.0 sends such a waiter no reply at all).
+   */
   protected abstract unblock(node: string, id: number): Promise<unknown>;
 
   async wait(args: Arg[], key: Arg, waitMs: number, options: WaitOptions = {}): Promise<Reply> {
@@ -148,11 +151,25 @@ abstract class Base implements Connection {
     if (signal?.aborted) throw abortReason(signal);
     if (this.closed) throw new Error('redis-recipes: the connection was closed');
     const dedicated = await this.take(key);
+    if (signal?.aborted) {
+      // Aborted while the connection was being taken: nothing was sent.
+      if (this.closed) dedicated.destroy();
+      else this.give(dedicated);
+      throw abortReason(signal);
+    }
     this.busy.add(dedicated);
     let aborted = false;
+    let settled = false;
     const onAbort = (): void => {
       aborted = true;
-      this.unblock(dedicated.node, dedicated.id).catch(() => dedicated.destroy());
+      void (async () => {
+        // The command may not have reached the server yet (it goes down another socket): unblock until it is
+        // unblocked or answered.
+        for (let pause = 2; !settled; pause = Math.min(pause * 2, 100)) {
+          if (Number(await this.unblock(dedicated.node, dedicated.id)) === 1 || settled) return;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      })().catch(() => dedicated.destroy());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
@@ -177,6 +194,8 @@ abstract class Base implements Connection {
           // The slot moved: the cluster client sends it to the new node, where it queues at the back.
           reply = await this.send(args);
         } else {
+          // The abort's unblock: the waiter holds nothing.
+          if (aborted && signal && isUnblocked(error)) throw abortReason(signal);
           if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
           throw error;
         }
@@ -187,6 +206,7 @@ abstract class Base implements Connection {
       }
       return reply;
     } finally {
+      settled = true;
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       this.busy.delete(dedicated);
@@ -229,6 +249,10 @@ abstract class Base implements Connection {
 function isRedirect(error: unknown): boolean {
   const message = (error as Error)?.message ?? '';
   return /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(message);
+}
+
+function isUnblocked(error: unknown): boolean {
+  return ((error as Error)?.message ?? '').startsWith('UNBLOCKED ');
 }
 
 function isConnectionError(error: unknown): boolean {
@@ -280,7 +304,7 @@ class IoredisSingle extends Base {
     return ioredisDedicated('single', this.client.duplicate(IOREDIS_DEDICATED));
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
-    return this.client.call('CLIENT', 'UNBLOCK', id);
+    return this.client.call('CLIENT', 'UNBLOCK', id, 'ERROR');
   }
 }
 
@@ -320,7 +344,7 @@ class IoredisCluster extends Base {
   }
   protected unblock(node: string, id: number): Promise<unknown> {
     const redis = this.client.nodes('master').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === node);
-    return redis ? redis.call('CLIENT', 'UNBLOCK', id) : Promise.reject(new Error('node gone'));
+    return redis ? redis.call('CLIENT', 'UNBLOCK', id, 'ERROR') : Promise.reject(new Error('node gone'));
   }
 }
 
@@ -371,7 +395,7 @@ class NodeRedisSingle extends Base {
     return nodeRedisDedicated('single', this.client);
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
-    return this.client.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+    return this.client.sendCommand(['CLIENT', 'UNBLOCK', String(id), 'ERROR']);
   }
 }
 
@@ -399,6 +423,6 @@ class NodeRedisCluster extends Base {
   protected async unblock(node: string, id: number): Promise<unknown> {
     const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
     const nodeClient = await this.client.nodeClient(master);
-    return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id)]);
+    return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id), 'ERROR']);
   }
 }

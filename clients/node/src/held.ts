@@ -2,8 +2,9 @@
  * What a lock and a pool lease share: taking it for the length of a function (`using`) or of an `await using`
  * block (`hold`), the renewal that keeps its lease meanwhile, and learning that it was lost.
  */
-import { Arg, Connection } from './adapter';
-import { translate } from './errors';
+import { Arg, Connection, FOREVER } from './adapter';
+import { LockLost, LockNotAcquired, translate } from './errors';
+import { ms, waitMs } from './reply';
 
 /** Milliseconds: after a failed renewal, the shortest wait before the next try (unless the lease ends sooner). */
 export const RETRY = 50;
@@ -180,5 +181,174 @@ export abstract class Held<X> {
     const renewer = this.renewer;
     this.renewer = undefined;
     renewer?.stop();
+  }
+}
+
+/**
+ * A lock held by a token, with an optional lease (`ttl`), wait and fencing counter: what `Lock` and
+ * `ReadWriteLock`'s handles are. A subclass gives its commands (`acquireWords`: the acquire without its `PX`,
+ * `WAIT` and `FENCE` options; `releaseWords`; `extendWords`) and its name in errors (`describe`). `acquire()` tries
+ * once, `acquire({ wait })` waits in the server's queue on a connection of its own; `using(fn)` and `hold()` take
+ * it (waiting `wait` ms, default forever; `LockNotAcquired` when it stays taken), renew it with `renew`, and give
+ * it back.
+ */
+export abstract class TokenLock<X> extends Held<X> {
+  /** The fencing token of the last acquisition (with `fence`). */
+  fencingToken: number | undefined;
+
+  constructor(
+    connection: Connection,
+    readonly key: string,
+    readonly token: string,
+    ttl: number | undefined,
+    public wait: number | undefined,
+    readonly fence: string | undefined,
+    renew: boolean,
+    onLost: ((subject: X) => unknown) | undefined,
+  ) {
+    super(connection, ttl, renew, onLost);
+  }
+
+  protected abstract acquireWords(): Arg[];
+  protected abstract releaseWords(): Arg[];
+  protected abstract extendWords(ms: number): Arg[];
+  protected abstract describe(): string;
+
+  /** The acquire command's options: the lease, the wait, the fence. */
+  protected options(wait: number | undefined): Arg[] {
+    const words: Arg[] = [];
+    if (this.ttl !== undefined) words.push('PX', ms(this.ttl, 'a ttl'));
+    if (wait !== undefined) words.push('WAIT', waitMs(wait));
+    if (this.fence !== undefined) words.push('FENCE', this.fence);
+    return words;
+  }
+
+  /** True for a granting reply (anything but nil), which with `fence` is the fencing token. */
+  protected granted(reply: unknown): boolean {
+    if (reply === null || reply === undefined) return false;
+    if (this.fence !== undefined) this.fencingToken = Number(reply);
+    this.lost = false;
+    return true;
+  }
+
+  /**
+   * True when this token now holds the lock. `wait`: the most ms to wait in the server's queue (default: one
+   * try); `signal` ends the wait early (the call rejects with its reason and the lock is not held).
+   */
+  async acquire(options: HoldOptions = {}): Promise<boolean> {
+    const args = [...this.acquireWords(), ...this.options(options.wait)];
+    if (options.wait === undefined) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      return this.granted(await send(this.connection, args));
+    }
+    const reply = await sendWaiting(this.connection, args, this.key, options.wait, {
+      signal: options.signal,
+      undo: () => send(this.connection, this.releaseWords()),
+    });
+    return this.granted(reply);
+  }
+
+  /** True when this token held the lock and released it (the renewal, if any, stops first). */
+  async release(): Promise<boolean> {
+    this.stopRenewer();
+    return Number(await send(this.connection, this.releaseWords())) === 1;
+  }
+
+  /** True when this token holds the lock, its lease now ending `ttl` ms from now (default: the lock's `ttl`). */
+  async extend(ttl?: number): Promise<boolean> {
+    const lease = ttl ?? this.ttl;
+    if (lease === undefined) throw new TypeError('extend needs a ttl');
+    return Number(await send(this.connection, this.extension(ms(lease, 'a ttl')))) === 1;
+  }
+
+  /** Takes the lock for an `await using` block, which gives it back (see `using`). */
+  async hold(options: HoldOptions = {}): Promise<this> {
+    await this.entering(options);
+    return this;
+  }
+
+  async [asyncDispose](): Promise<void> {
+    await this.exiting(true);
+  }
+
+  protected async taking(options: HoldOptions): Promise<X> {
+    const wait = options.wait ?? this.wait ?? FOREVER;
+    if (!(await this.acquire({ wait, signal: options.signal }))) throw this.notAcquired();
+    return this.subject();
+  }
+
+  /** What `using`/`hold` throw when the lock stays taken. */
+  protected notAcquired(): Error {
+    return new LockNotAcquired(`${this.describe()} was not acquired in time`);
+  }
+
+  protected givingBack(): Promise<boolean> {
+    return this.release();
+  }
+
+  protected extension(ms: number): Arg[] {
+    return this.extendWords(Math.ceil(ms));
+  }
+
+  protected subject(): X {
+    return this as unknown as X;
+  }
+
+  protected lostError(): Error {
+    return new LockLost(`${this.describe()} was lost before the block ended`);
+  }
+}
+
+/**
+ * One thing of a pool (a resource of a `ResourcePool`, an ID of an `IdPool`) held for the length of a function
+ * (`using`) or of an `await using` block (`hold`), its lease renewed with `renew`. A subclass says how to take
+ * one (`take`: null when none came in time), give it back (`give`), and extend its lease (`extendWords`), and what
+ * errors it throws when none came (`notFree`) and when the lease was lost (`lostError`).
+ */
+export abstract class Lease<V> extends Held<V> {
+  /** What is held (undefined before it is taken). */
+  value: V | undefined;
+
+  constructor(
+    connection: Connection,
+    ttl: number | undefined,
+    renew: boolean,
+    onLost: ((value: V) => unknown) | undefined,
+  ) {
+    super(connection, ttl, renew, onLost);
+  }
+
+  protected abstract take(wait: number, signal: AbortSignal | undefined): Promise<V | null>;
+  protected abstract give(value: V): Promise<boolean>;
+  protected abstract extendWords(value: V, ms: number): Arg[];
+  protected abstract notFree(): Error;
+
+  /** Takes one (waiting `wait` ms, default forever) for an `await using` block, which gives it back. */
+  async hold(options: HoldOptions = {}): Promise<this> {
+    await this.entering(options);
+    return this;
+  }
+
+  async [asyncDispose](): Promise<void> {
+    await this.exiting(true);
+  }
+
+  protected async taking(options: HoldOptions): Promise<V> {
+    const value = await this.take(options.wait ?? FOREVER, options.signal);
+    if (value === null) throw this.notFree();
+    this.value = value;
+    return value;
+  }
+
+  protected async givingBack(): Promise<boolean> {
+    return this.value === undefined ? false : this.give(this.value);
+  }
+
+  protected extension(ms: number): Arg[] {
+    return this.extendWords(this.value as V, Math.ceil(ms));
+  }
+
+  protected subject(): V | undefined {
+    return this.value;
   }
 }

@@ -1,0 +1,52 @@
+// The matrix of the class tests: `onEachServer(title, body)` declares `body(t)` once per server of the matrix and
+// client (ioredis, node-redis), `t` holding, while its tests run, the server and two connected clients of that kind
+// (`client`, `other`). Shared checks of waits are here too.
+import { describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connectionOf } from '../dist/index.js';
+import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+
+export function onEachServer(title, body) {
+  for (const flavor of flavors()) {
+    for (const [kind, make] of Object.entries(CLIENTS)) {
+      describe(`${title} on ${flavor.name} with ${kind}`, () => {
+        const t = { kind, flavor };
+        before(async () => {
+          t.server = await startServer(flavor.path);
+          t.client = await make(t.server);
+          t.other = await make(t.server);
+        });
+        after(async () => {
+          for (const client of [t.client, t.other]) {
+            await connectionOf(client).close();
+            await closeClient(client);
+          }
+          await t.server.stop();
+        });
+        body(t);
+      });
+    }
+  }
+}
+
+/** Asserts that `client` answers at once (while a wait runs on a dedicated connection). */
+export async function answersAtOnce(client) {
+  const started = Date.now();
+  assert.equal(await raw(client, 'PING'), 'PONG');
+  assert.ok(Date.now() - started < 300, `PING took ${Date.now() - started} ms`);
+}
+
+/** How many clients are blocked on the server (INFO clients). */
+export async function blockedClients(client) {
+  const info = String(await raw(client, 'INFO', 'clients'));
+  return Number(/blocked_clients:(\d+)/.exec(info)[1]);
+}
+
+/** Resolves once `check()` resolves true (polled every 5 ms; fails after `ms`). */
+export async function until(check, ms = 3000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not true within ${ms} ms: ${check}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
