@@ -6,9 +6,10 @@ is looked for once per connection pool: the first call's ``unknown
 command`` is the only error the server counts (``INFO errorstats``), and a
 client sharing the pool sends none; a server that gains the module
 (``MODULE LOAD``) is used by a new client while the old one keeps the
-library's way; a cluster whose nodes differ uses the module on the nodes
-that have it. (redis-py's and limits' own tests also run against a server
-without the module: test_drop_in_lock_redis_py_suite.py and
+library's way; one restarted without it is learnt from the next call; a
+cluster whose nodes differ uses the module on the nodes that have it.
+(redis-py's and limits' own tests also run against a server without the
+module: test_drop_in_lock_redis_py_suite.py and
 test_drop_in_limits_suite.py.)"""
 
 import asyncio
@@ -328,3 +329,65 @@ def test_a_cluster_whose_nodes_differ(flavor: str) -> None:
         for node in nodes:
             node.stop()
 
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_a_server_that_loses_the_module_is_learnt_from_the_next_call(
+    flavor: str, mode: str, monkeypatch: Any
+) -> None:
+    """A server restarted without the module on the same port: the client
+    that used the module goes redis-py's and limits' way from its next
+    call."""
+    import conftest
+
+    if mode == "asyncio":
+        needs_the_asyncio_storage()
+    drop_in = Lock if mode == "sync" else AsyncLock
+    prefix = "async+" if mode == "asyncio" else ""
+    strategies = limits.strategies if mode == "sync" else limits.aio.strategies
+    item = parse("2/minute")
+    first = Server(binary(flavor))
+    servers = [first]
+
+    async def body() -> None:
+        client = new_client(first, mode)
+        storage = storage_from_string(f"{prefix}recipes://127.0.0.1:{first.port}")
+        limiter = strategies.MovingWindowRateLimiter(storage)
+        try:
+            lock = client.lock("Lock:restart", timeout=10, lock_class=drop_in)
+            assert await value(lock.acquire(blocking=False))
+            await value(lock.release())
+            assert await value(limiter.hit(item, "with"))
+            assert calls(first).get("lock.acquire") == 1 and calls(first).get("rate.limit") == 1
+            first.stop()
+            OBSERVERS.pop(first.port).close()
+            monkeypatch.setattr(conftest, "free_port", lambda: first.port)
+            second = Server(binary(flavor), module=False)
+            servers.append(second)
+            for each in (client, storage.get_connection() if mode == "sync" else storage.bridge.get_connection()):
+                try:  # reconnected (a redis-py without retries raises once)
+                    await value(each.ping())
+                except redis.ConnectionError:
+                    await value(each.ping())
+            before = errors(second)
+            for _ in range(2):
+                assert await value(lock.acquire(blocking=False))
+                assert observer(second).get("Lock:restart") == lock.local.token
+                assert await value(lock.extend(1))
+                await value(lock.release())
+                assert await value(limiter.hit(item, "without"))
+            assert errors(second) == before + 2  # one LOCK.ACQUIRE and one RATE.LIMIT, once each
+            assert observer(second).type("LIMITS:LIMITER/without/2/1/minute") == b"list"
+            assert calls(second).get("set") == 2 and calls(second).get("evalsha", 0) >= 6
+        finally:
+            if mode == "asyncio":
+                await aclose(client)
+                await aclose(storage.bridge.get_connection())
+            else:
+                client.close()
+
+    try:
+        asyncio.run(body())
+    finally:
+        for each in servers:
+            each.stop()
