@@ -63,8 +63,10 @@ def observer(server: Server) -> redis.Redis:
 
 def errors(server: Server) -> int:
     """The ``ERR`` replies the server has sent (an unknown command is one)."""
-    stats = observer(server).info("errorstats")
-    return int(stats.get("errorstat_ERR", {}).get("count", 0))
+    entry: Any = observer(server).info("errorstats").get("errorstat_ERR", {})
+    if isinstance(entry, str):  # redis-py 5.0 leaves "count=N" unparsed
+        entry = dict(field.split("=") for field in entry.split(","))
+    return int(entry.get("count", 0))
 
 
 def calls(server: Server) -> Dict[str, int]:
