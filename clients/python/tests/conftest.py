@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 import redis
@@ -209,9 +209,10 @@ async def value(result: Any) -> Any:
     return result
 
 
-def nodes_for_cluster(flavor_binary: str) -> List[Server]:
-    nodes = [Server(flavor_binary, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-             for _ in range(3)]
+def nodes_for_cluster(flavor_binary: str, modules: Tuple[bool, ...] = (True, True, True)) -> List[Server]:
+    """A 3-node cluster; ``modules`` says which nodes load the module."""
+    nodes = [Server(flavor_binary, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", module=module)
+             for module in modules]
     ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
     for node, (first, last) in zip(nodes, ranges):
         node.client().execute_command("CLUSTER", "ADDSLOTS", *range(first, last + 1))

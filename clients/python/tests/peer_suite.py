@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import pytest
-from conftest import FLAVORS, MODULE
+from conftest import FLAVORS, MODULE, Server
 
 HERE = Path(__file__).resolve().parent
 
@@ -21,6 +21,11 @@ def servers_found() -> List[str]:
     if not os.path.isfile(MODULE):
         pytest.fail(f"module not built at {MODULE} (run `make test`)")
     return [flavor for flavor in sorted(FLAVORS) if FLAVORS[flavor] and os.path.isfile(FLAVORS[flavor])]
+
+
+def has_module(server: Server) -> bool:
+    """Whether ``server`` has the recipes module loaded (MODULE LIST)."""
+    return any(module[b"name"] == b"recipes" for module in server.client().module_list())
 
 
 def summary(output: str) -> str:

@@ -11,7 +11,13 @@ the asyncio tests run at once on databases 0 and 1, and the three servers'
 runs go at once.
 
 After the runs the server's ``INFO commandstats`` must show ``RATE.LIMIT``
-and ``RATE.PEEK``: the moving window ran on the module."""
+and ``RATE.PEEK``: the moving window ran on the module.
+
+The tests run a second time per server on one started without the module,
+where the storages are ``limits``' own Redis storages (the same cases left
+out), once the runs on the module are over (twelve runs at once load a
+2-core machine past limits' timing checks); that server must show
+``limits``' scripts and lists."""
 
 import re
 import time
@@ -20,7 +26,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 from conftest import FLAVORS, Server, binary
-from peer_suite import PytestRun, fetch_tests, servers_found, summary
+from peer_suite import PytestRun, fetch_tests, has_module, servers_found, summary
 
 limits = pytest.importorskip("limits", reason="limits is not installed (pip install './clients/python[test]')")
 
@@ -52,7 +58,6 @@ DESELECTED = {
         "runs cover",
 }
 
-
 def fetch_limits_tests(into: Path) -> Path:
     """limits' tests for the installed version, unpacked under ``into``:
     the directory holding ``tests/`` and ``pytest.ini``."""
@@ -76,10 +81,11 @@ class Run(PytestRun):
 
 
 class Suite:
-    """A server and limits' test groups running against it."""
+    """A server (with the module or without it) and limits' test groups
+    running against it."""
 
-    def __init__(self, flavor: str, root: Path) -> None:
-        self.server = Server(FLAVORS[flavor], "--unixsocket", "redis.sock", "--unixsocketperm", "700")
+    def __init__(self, flavor: str, root: Path, module: bool) -> None:
+        self.server = Server(FLAVORS[flavor], "--unixsocket", "redis.sock", "--unixsocketperm", "700", module=module)
         socket = Path(self.server.dir, "redis.sock")
         self.started = time.monotonic()
         self.runs = {group: Run(self.server, socket, group, root) for group in GROUPS}
@@ -91,18 +97,36 @@ class Suite:
 
 
 @pytest.fixture(scope="module")
-def suites(tmp_path_factory: Any) -> Iterator[Dict[str, Suite]]:
-    """One suite per server found, all started at once."""
+def root(tmp_path_factory: Any) -> Path:
+    """limits' tests, fetched once."""
+    return fetch_limits_tests(tmp_path_factory.mktemp("limits"))
+
+
+def start(root: Path, module: bool) -> Iterator[Dict[str, Suite]]:
+    """One suite per server found (with the module or without it), all
+    started at once."""
     flavors = servers_found()
-    root = fetch_limits_tests(tmp_path_factory.mktemp("limits"))
     started: Dict[str, Suite] = {}
     try:
         for flavor in flavors:
-            started[flavor] = Suite(flavor, root)
+            started[flavor] = Suite(flavor, root, module)
         yield started
     finally:
         for suite in started.values():
             suite.stop()
+
+
+@pytest.fixture(scope="module")
+def suites(root: Path) -> Iterator[Dict[str, Suite]]:
+    yield from start(root, True)
+
+
+@pytest.fixture(scope="module")
+def suites_without_module(root: Path) -> Iterator[Dict[str, Suite]]:
+    """Started when the first test without the module asks, after the
+    runs with it (six runs at once already load a 2-core machine enough
+    for limits' timing checks)."""
+    yield from start(root, False)
 
 
 def retried(output: str) -> List[str]:
@@ -110,10 +134,9 @@ def retried(output: str) -> List[str]:
     return sorted(set(re.findall(r"^(\S+) failed \(\d+ runs? remaining", output, re.MULTILINE)))
 
 
-@pytest.mark.parametrize("flavor", sorted(FLAVORS))
-def test_limits_suite_passes_on_the_recipes_storages(flavor: str, suites: Dict[str, Suite], capsys: Any) -> None:
-    binary(flavor)  # skips (fails under CI=true) when this server is missing
-    suite = suites[flavor]
+def passes(suite: Suite, title: str, capsys: Any) -> Dict[str, int]:
+    """Checks that ``suite``'s runs passed; the calls per command its server
+    counted."""
     failures = []
     for group, run in suite.runs.items():
         code, output = run.result()
@@ -121,13 +144,31 @@ def test_limits_suite_passes_on_the_recipes_storages(flavor: str, suites: Dict[s
         again = retried(output)
         listed = sum(case.split("::")[0] in GROUPS[group][1] for case in DESELECTED)
         with capsys.disabled():
-            print(f"\nlimits {limits.__version__} {group} tests on {flavor}: {line}"
+            print(f"\nlimits {limits.__version__} {group} tests on {title}: {line}"
                   f" ({listed} deselected with a reason in DESELECTED, the others not the Redis storage's)"
                   + (f"; run again after a failure: {', '.join(again)}" if again else ""))
         if code != 0 or " passed" not in line or "failed" in line or "error" in line:
             failures.append(f"{group}: exit {code}\n{output[-6000:]}")
     assert not failures, "\n\n".join(failures)
     stats = suite.server.client().info("commandstats")
-    calls = {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+    return {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_limits_suite_passes_on_the_recipes_storages(flavor: str, suites: Dict[str, Suite], capsys: Any) -> None:
+    binary(flavor)  # skips (fails under CI=true) when this server is missing
+    calls = passes(suites[flavor], flavor, capsys)
     for command in ("rate.limit", "rate.peek"):
         assert calls.get(command, 0) > 0, f"{command} never ran: {sorted(calls)}"
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_limits_suite_passes_on_the_recipes_storages_without_the_module(
+    flavor: str, suites_without_module: Dict[str, Suite], capsys: Any
+) -> None:
+    binary(flavor)
+    suite = suites_without_module[flavor]
+    calls = passes(suite, f"{flavor} without the module", capsys)
+    # limits' moving window: its scripts push to and read lists.
+    assert calls.get("evalsha", 0) > 0 and calls.get("lpush", 0) > 0 and calls.get("lindex", 0) > 0, sorted(calls)
+    assert not has_module(suite.server)

@@ -10,15 +10,20 @@ fixtures. The plugin ``redis_py_glue`` (beside this file) makes their
 ``AsyncLock``). The three servers' runs go at once.
 
 After each run the server's ``INFO commandstats`` must show the module's
-LOCK commands and no Lua script: the tests ran on the drop-ins."""
+LOCK commands and no Lua script: the tests ran on the drop-ins.
+
+The suite runs a second time per server on one started without the module,
+where the drop-ins are redis-py's own lock: there nothing is left out (the
+polling the deselected cases count is redis-py's), and the server must show
+redis-py's ``SET`` and scripts, and no LOCK command."""
 
 from pathlib import Path
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, Tuple
 
 import pytest
 import redis
 from conftest import FLAVORS, Server, binary
-from peer_suite import PytestRun, fetch_tests, servers_found, summary
+from peer_suite import PytestRun, fetch_tests, has_module, servers_found, summary
 
 SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
 
@@ -43,11 +48,12 @@ def fetch_redis_py_tests(into: Path) -> Path:
 
 
 class Run(PytestRun):
-    """redis-py's lock suite running in a subprocess against one server."""
+    """redis-py's lock suite running in a subprocess against one server,
+    with the module or without it."""
 
-    def __init__(self, flavor: str, root: Path) -> None:
+    def __init__(self, flavor: str, root: Path, module: bool) -> None:
         self.flavor = flavor
-        self.server = Server(binary(flavor))
+        self.server = Server(binary(flavor), module=module)
         url = f"redis://127.0.0.1:{self.server.port}/0"
         # redis-py's settings also ignore a warning of coverage's by its
         # class, which without coverage installed warns once per test.
@@ -55,7 +61,7 @@ class Run(PytestRun):
             root,
             "redis_py_glue",
             [*SUITE, "-o", "filterwarnings=always", "--redis-url", url, "--redis-mod-url", url],
-            DESELECTED,
+            DESELECTED if module else {},
         )
 
     def stop(self) -> None:
@@ -66,29 +72,51 @@ class Run(PytestRun):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: Any) -> Iterator[Dict[str, Run]]:
-    """One run per server found, all started at once."""
+def runs(tmp_path_factory: Any) -> Iterator[Dict[Tuple[str, bool], Run]]:
+    """One run per server found, with the module and without it, all
+    started at once."""
     flavors = servers_found()
     root = fetch_redis_py_tests(tmp_path_factory.mktemp("redis-py"))
-    started: Dict[str, Run] = {flavor: Run(flavor, root) for flavor in flavors}
-    yield started
-    for run in started.values():
-        run.stop()
+    started: Dict[Tuple[str, bool], Run] = {}
+    try:
+        for flavor in flavors:
+            for module in (True, False):
+                started[flavor, module] = Run(flavor, root, module)
+        yield started
+    finally:
+        for run in started.values():
+            run.stop()
 
 
-@pytest.mark.parametrize("flavor", sorted(FLAVORS))
-def test_redis_py_lock_suite_passes_on_the_drop_ins(flavor: str, runs: Dict[str, Run], capsys: Any) -> None:
-    binary(flavor)  # skips (fails under CI=true) when this server is missing
-    run = runs[flavor]
+def passes(run: Run, title: str, capsys: Any) -> Dict[str, int]:
+    """Checks that ``run`` passed; the calls per command its server counted."""
     code, output = run.result()
     line = summary(output)
     with capsys.disabled():
-        print(f"\nredis-py {redis.__version__} lock tests on {flavor}: {line}")
+        print(f"\nredis-py {redis.__version__} lock tests on {title}: {line}")
     assert code == 0, output[-6000:]
     assert " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
     stats = run.server.client().info("commandstats")
-    calls = {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+    return {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_redis_py_lock_suite_passes_on_the_drop_ins(
+    flavor: str, runs: Dict[Tuple[str, bool], Run], capsys: Any
+) -> None:
+    binary(flavor)  # skips (fails under CI=true) when this server is missing
+    calls = passes(runs[flavor, True], flavor, capsys)
     for command in ("lock.acquire", "lock.releaseif", "lock.extend"):
         assert calls.get(command, 0) > 0, f"{command} never ran: {sorted(calls)}"
     for command in ("eval", "evalsha", "eval_ro", "evalsha_ro", "script|load", "script"):
         assert command not in calls, f"a Lua script ran ({command}): {sorted(calls)}"
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_redis_py_lock_suite_passes_on_the_drop_ins_without_the_module(
+    flavor: str, runs: Dict[Tuple[str, bool], Run], capsys: Any
+) -> None:
+    binary(flavor)
+    calls = passes(runs[flavor, False], f"{flavor} without the module (nothing deselected)", capsys)
+    assert calls.get("set", 0) > 0 and calls.get("evalsha", 0) > 0, sorted(calls)
+    assert not has_module(runs[flavor, False].server)

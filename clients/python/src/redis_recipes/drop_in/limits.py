@@ -35,6 +35,17 @@ Differences from ``limits``' Redis storage, in the moving window only:
 - A limit of more than 100,000 needs a window of at most 100 seconds
   (``1000000/2 seconds`` works; ``200000/hour`` raises ``ResponseError``),
   and limits and costs are at most 2,147,483,647.
+
+Without the module (a managed Redis, or a server before the module is
+loaded) the moving window is ``limits``' own as well (its Lua scripts and
+its list of timestamps), so code can ship before the server changes. It is
+learnt once per storage's connection pool, from the first ``RATE``
+command's reply ``unknown command`` (which changes nothing): that call is
+made again ``limits``' way, and the pool's later calls go ``limits``' way
+at once. The mark stays for the pool's life, so a server that gains the
+module is used by storages made after it (and the two ways' keys differ:
+see the ``WRONGTYPE`` point above). A server with the module is never
+marked and costs no command more.
 """
 
 import time
@@ -47,7 +58,8 @@ from limits.storage import RedisStorage
 from redis.exceptions import ResponseError
 
 from .._core import as_dict
-from ..errors import translate
+from ..errors import ModuleNotLoaded, translate
+from ._servers import found_without_module, without_module
 
 __all__ = ["AsyncRecipesStorage", "RecipesStorage"]
 
@@ -139,22 +151,40 @@ class RecipesStorage(RedisStorage):
         except ResponseError as error:
             raise translate(error) from None
 
+    def _module(self, key: str) -> bool:
+        """Whether the moving window of ``key`` goes to a server not found
+        without the module (nothing is sent)."""
+        return not without_module(self.get_connection(), self.prefixed_key(key))
+
     def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
         """Allows ``amount`` hits if the last ``expiry`` seconds hold at most
         ``limit - amount``; all or nothing."""
+        if not self._module(key):
+            return super().acquire_entry(key, limit, expiry, amount)
         if amount > limit:
             return False
         if amount < 1:
             return True
-        return allowed(self._run(acquiring(self.prefixed_key(key), limit, expiry, amount)))
+        try:
+            reply = self._run(acquiring(self.prefixed_key(key), limit, expiry, amount))
+        except ModuleNotLoaded:
+            found_without_module(self.get_connection(), self.prefixed_key(key))
+            return super().acquire_entry(key, limit, expiry, amount)
+        return allowed(reply)
 
     def get_moving_window(self, key: str, limit: int, expiry: int) -> Tuple[float, int]:
         """``(when the oldest hit in the last ``expiry`` seconds was
         allowed, the hits they count)``; ``(now, 0)`` for an empty window."""
+        if not self._module(key):
+            return super().get_moving_window(key, limit, expiry)
         now = time.time()
         if limit < 1:
             return now, 0
-        reply = self._run(peeking(self.prefixed_key(key), limit, expiry), readonly=True)
+        try:
+            reply = self._run(peeking(self.prefixed_key(key), limit, expiry), readonly=True)
+        except ModuleNotLoaded:
+            found_without_module(self.get_connection(), self.prefixed_key(key))
+            return super().get_moving_window(key, limit, expiry)
         return moving_window(reply, limit, expiry, now)
 
 
@@ -192,20 +222,43 @@ class AsyncRecipesStorage(AsyncRedisStorage):
         except ResponseError as error:
             raise translate(error) from None
 
+    def _client(self) -> Any:
+        """The ``redis.asyncio`` client the storage sends through."""
+        bridge: Any = self.bridge  # the redis.asyncio bridge
+        return bridge.get_connection()
+
+    def _module(self, key: str) -> bool:
+        """Whether the moving window of ``key`` goes to a server not found
+        without the module (nothing is sent)."""
+        return not without_module(self._client(), self.bridge.prefixed_key(key))
+
     async def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
         """Allows ``amount`` hits if the last ``expiry`` seconds hold at most
         ``limit - amount``; all or nothing."""
+        if not self._module(key):
+            return await super().acquire_entry(key, limit, expiry, amount)
         if amount > limit:
             return False
         if amount < 1:
             return True
-        return allowed(await self._run(acquiring(self.bridge.prefixed_key(key), limit, expiry, amount)))
+        try:
+            reply = await self._run(acquiring(self.bridge.prefixed_key(key), limit, expiry, amount))
+        except ModuleNotLoaded:
+            found_without_module(self._client(), self.bridge.prefixed_key(key))
+            return await super().acquire_entry(key, limit, expiry, amount)
+        return allowed(reply)
 
     async def get_moving_window(self, key: str, limit: int, expiry: int) -> Tuple[float, int]:
         """``(when the oldest hit in the last ``expiry`` seconds was
         allowed, the hits they count)``; ``(now, 0)`` for an empty window."""
+        if not self._module(key):
+            return await super().get_moving_window(key, limit, expiry)
         now = time.time()
         if limit < 1:
             return now, 0
-        reply = await self._run(peeking(self.bridge.prefixed_key(key), limit, expiry), readonly=True)
+        try:
+            reply = await self._run(peeking(self.bridge.prefixed_key(key), limit, expiry), readonly=True)
+        except ModuleNotLoaded:
+            found_without_module(self._client(), self.bridge.prefixed_key(key))
+            return await super().get_moving_window(key, limit, expiry)
         return moving_window(reply, limit, expiry, now)

@@ -30,11 +30,25 @@ Known differences from redis-py's lock, all in corner cases:
   and returns True; redis-py's script raises ``LockNotOwnedError`` there.
   ``extend(t)`` (adding) raises ``LockNotOwnedError`` there, as redis-py's.
 - An empty token is refused (``ResponseError: token must not be empty``).
+
+Without the module (a managed Redis, or a server before the module is
+loaded) each method is redis-py's own: ``SET NX PX``, its Lua scripts,
+polling every ``sleep`` seconds, its errors, so code can ship before the
+server changes. It is learnt once per server a client talks to (a
+``Redis``'s connection pool; each node of a ``RedisCluster``, so a
+cluster whose nodes differ uses the module where it is loaded) and costs
+no command: the first LOCK command's reply ``unknown command``, which
+changes nothing, marks that pool (or node), the call is made again
+redis-py's way, and from then on that pool's calls go redis-py's way at
+once. The mark stays for the pool's life: a server that gains the module
+is used by new clients. A server with the module is never marked. The
+keys are the same either way, so locks taken on the module and redis-py's
+way exclude each other.
 """
 
 import inspect
 import uuid
-from typing import Any, Literal, Optional, Type, TypeVar, Union, cast
+from typing import Any, Awaitable, Callable, Literal, Optional, Type, TypeVar, Union, cast
 
 import redis.asyncio.lock
 import redis.lock
@@ -42,6 +56,8 @@ from redis.exceptions import LockError, LockNotOwnedError
 
 from .._core import FOREVER, Recipe, Request, Steps, ms, waiting
 from ..asyncio import AsyncDriver
+from ..errors import ModuleNotLoaded
+from ._servers import found_without_module, without_module
 
 Number = Union[int, float]
 Token = Union[str, bytes]
@@ -205,14 +221,32 @@ class Lock(_Commands, redis.lock.Lock):
     the client's ``execute_command``, one after another until the lock is
     taken. When one of these waits runs out, the next one joins the queue
     at the back, behind clients that started waiting meanwhile.
+
+    On a server without the module every method is redis-py's own (``SET
+    NX PX``, its Lua scripts, polling every ``sleep`` seconds); see the
+    module's docstring.
     """
 
     def register_scripts(self) -> None:
-        """Nothing to load: every method is one module command."""
+        """Nothing to load while the module answers (redis-py's scripts are
+        registered on a server found without it)."""
 
-    def _run(self, steps: Steps[B]) -> B:
-        done: B = Recipe(self.redis)._drive(steps)
+    def _run(self, steps: Steps[B], stock: Callable[[], B]) -> B:
+        """``steps`` on the module, or ``stock()`` (redis-py's way) on a
+        server without it."""
+        if without_module(self.redis, self.name):
+            return stock()
+        try:
+            done: B = Recipe(self.redis)._drive(steps)
+        except ModuleNotLoaded:
+            found_without_module(self.redis, self.name)
+            return stock()
         return done
+
+    def _scripted(self) -> "redis.lock.Lock":
+        """This lock with redis-py's scripts registered, for its methods."""
+        redis.lock.Lock.register_scripts(self)
+        return self
 
     def _encode(self, token: Token) -> bytes:
         encoded: bytes = self.redis.get_encoder().encode(token)
@@ -233,22 +267,33 @@ class Lock(_Commands, redis.lock.Lock):
         ``blocking=False`` tries once. ``blocking_timeout`` is the most
         seconds to wait (None: no end). ``token`` is the value to hold the
         lock with (str or bytes), a new UUID by default. ``sleep`` is
-        accepted for redis-py's signature and unused."""
-        return self._run(self._acquiring(blocking, blocking_timeout, token))
+        accepted for redis-py's signature and unused (but on a server
+        without the module, where it is redis-py's polling period)."""
+        return self._run(
+            self._acquiring(blocking, blocking_timeout, token),
+            lambda: redis.lock.Lock.acquire(self, sleep, blocking, blocking_timeout, cast(Optional[str], token)),
+        )
 
     def do_acquire(self, token: Token) -> bool:
         """One try, without waiting."""
-        return self._run(self._trying(token))
+        return self._run(self._trying(token), lambda: redis.lock.Lock.do_acquire(self, cast(str, token)))
 
     def do_release(self, expected_token: Token) -> None:
-        self._run(self._releasing(expected_token))
+        def stock() -> Literal[True]:
+            redis.lock.Lock.do_release(self._scripted(), cast(str, expected_token))
+            return True
+
+        self._run(self._releasing(expected_token), stock)
 
     def do_extend(self, additional_time: Number, replace_ttl: bool) -> Literal[True]:
         """``additional_time``: seconds."""
-        return self._run(self._extending(additional_time, replace_ttl))
+        return self._run(
+            self._extending(additional_time, replace_ttl),
+            lambda: redis.lock.Lock.do_extend(self._scripted(), additional_time, replace_ttl),
+        )
 
     def do_reacquire(self) -> Literal[True]:
-        return self._run(self._reacquiring())
+        return self._run(self._reacquiring(), lambda: redis.lock.Lock.do_reacquire(self._scripted()))
 
 
 class _AsyncRunner(AsyncDriver):
@@ -264,14 +309,29 @@ class AsyncLock(_Commands, redis.asyncio.lock.Lock):
     ``blocking_timeout`` is one wait, sent once and read past its end; with
     ``blocking_timeout=None``, waits shorter than the socket timeout follow
     one another until the lock is taken, each new one at the back of the
-    queue."""
+    queue. On a server without the module every method is redis-py's own."""
 
     def register_scripts(self) -> None:
-        """Nothing to load: every method is one module command."""
+        """Nothing to load while the module answers (redis-py's scripts are
+        registered on a server found without it)."""
 
-    async def _run(self, steps: Steps[B]) -> B:
-        done: B = await _AsyncRunner(self.redis)._drive(steps)
+    async def _run(self, steps: Steps[B], stock: Callable[[], Awaitable[B]]) -> B:
+        """``steps`` on the module, or ``stock()`` (redis-py's way) on a
+        server without it."""
+        if without_module(self.redis, self.name):
+            return await stock()
+        try:
+            done: B = await _AsyncRunner(self.redis)._drive(steps)
+        except ModuleNotLoaded:
+            found_without_module(self.redis, self.name)
+            return await stock()
         return done
+
+    def _scripted(self) -> "redis.asyncio.lock.Lock":
+        """This lock with redis-py's scripts registered, for its methods."""
+        register: Any = redis.asyncio.lock.Lock.register_scripts  # (untyped in redis-py)
+        register(self)
+        return self
 
     def _encode(self, token: Token) -> bytes:
         try:
@@ -288,21 +348,31 @@ class AsyncLock(_Commands, redis.asyncio.lock.Lock):
         token: Optional[Token] = None,
     ) -> bool:
         """Takes the lock; True once held (see ``Lock.acquire``)."""
-        return await self._run(self._acquiring(blocking, blocking_timeout, token))
+        return await self._run(
+            self._acquiring(blocking, blocking_timeout, token),
+            lambda: redis.asyncio.lock.Lock.acquire(self, blocking, blocking_timeout, token),
+        )
 
     async def do_acquire(self, token: Token) -> bool:
         """One try, without waiting."""
-        return await self._run(self._trying(token))
+        return await self._run(self._trying(token), lambda: redis.asyncio.lock.Lock.do_acquire(self, token))
 
     async def do_release(self, expected_token: Token) -> None:
-        await self._run(self._releasing(expected_token))
+        async def stock() -> Literal[True]:
+            await redis.asyncio.lock.Lock.do_release(self._scripted(), cast(bytes, expected_token))
+            return True
+
+        await self._run(self._releasing(expected_token), stock)
 
     async def do_extend(self, additional_time: Number, replace_ttl: bool) -> Literal[True]:
         """``additional_time``: seconds."""
-        return await self._run(self._extending(additional_time, replace_ttl))
+        return await self._run(
+            self._extending(additional_time, replace_ttl),
+            lambda: redis.asyncio.lock.Lock.do_extend(self._scripted(), additional_time, replace_ttl),
+        )
 
     async def do_reacquire(self) -> Literal[True]:
-        return await self._run(self._reacquiring())
+        return await self._run(self._reacquiring(), lambda: redis.asyncio.lock.Lock.do_reacquire(self._scripted()))
 
 
 __all__ = ["AsyncLock", "Lock"]
