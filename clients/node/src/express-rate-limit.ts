@@ -7,7 +7,7 @@
  * The switch: `import { RedisStore } from 'redis-recipes/express-rate-limit'` in place of `'rate-limit-redis'`.
  */
 import { Arg, Reply } from './adapter';
-import { Script, Send, fixedArgs, moduleOr, pair, readCounter } from './fixed';
+import { Script, Send, fixedArgs, fixedPeriod, moduleOr, pair, readCounter } from './fixed';
 
 export interface SendCommandClusterDetails {
   key?: string;
@@ -102,8 +102,8 @@ export class RedisStore {
     const rlKey = this.prefixKey(key);
     const windowMs = Number(this.windowMs);
     const script = (): Promise<Reply> => INCREMENT.run(this.send, [rlKey], [windowMs, this.resetExpiryOnChange ? '1' : '0']);
-    // The module's counter needs a whole window above zero; anything else goes as the script.
-    const reply = Number.isInteger(windowMs) && windowMs > 0
+    // The module's counter needs a whole window of at most 100 years; anything else goes as the script.
+    const reply = fixedPeriod(windowMs)
       ? await moduleOr(this, this.send, fixedArgs(rlKey, windowMs, { renew: this.resetExpiryOnChange }), script)
       : await script();
     const [hits, ttl] = pair(reply);

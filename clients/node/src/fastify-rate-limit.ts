@@ -7,7 +7,7 @@
  * The switch: `store: FastifyRateLimitStore.with(redis)` in place of `redis` (with `{ nameSpace }` when one is set).
  */
 import { Connection, connectionOf } from './adapter';
-import { FixedOptions, Script, Send, fixedArgs, moduleOr, pair, readCounter } from './fixed';
+import { FixedOptions, Script, Send, fixedArgs, fixedPeriod, moduleOr, pair, readCounter } from './fixed';
 
 export interface FastifyStoreOptions {
   continueExceeding?: boolean;
@@ -95,8 +95,8 @@ export class FastifyRateLimitStore {
 
   private async increment(key: string, timeWindow: number, max: number): Promise<FastifyStoreResult> {
     const script = (): Promise<unknown> => INCREMENT.run(this.send, [key], [timeWindow, max, String(this.continueExceeding), String(this.exponentialBackoff)]);
-    // The module's counter needs a whole window above zero and a whole max; anything else goes as the script.
-    const plain = Number.isInteger(timeWindow) && timeWindow > 0 && Number.isInteger(max) && max >= 0;
+    // The module's counter needs a whole window of at most 100 years and a whole max; anything else goes as the script.
+    const plain = fixedPeriod(timeWindow) && Number.isSafeInteger(max) && max >= 0;
     if (!plain) {
       const [current, ttl] = pair(await script());
       return { current, ttl };

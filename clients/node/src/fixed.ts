@@ -19,6 +19,14 @@ export interface FixedOptions {
   renew?: boolean;
 }
 
+/** The longest window `RATE.FIXED` takes, in ms (100 years). */
+export const MAX_PERIOD_MS = 36_525 * 86_400_000;
+
+/** Whether `RATE.FIXED` takes `ms` as its period. */
+export function fixedPeriod(ms: number): boolean {
+  return Number.isInteger(ms) && ms > 0 && ms <= MAX_PERIOD_MS;
+}
+
 /** `RATE.FIXED key period …`'s words. */
 export function fixedArgs(key: Arg, periodMs: number, options: FixedOptions = {}): Arg[] {
   const args: Arg[] = ['RATE.FIXED', key, periodMs];

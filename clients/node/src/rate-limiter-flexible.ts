@@ -10,7 +10,7 @@
  */
 import { Arg, Connection, FOREVER, connectionOf } from './adapter';
 import { isUnknownRecipe, translate } from './errors';
-import { FixedOptions, Script, Send, fixedArgs, hasModule, learnModule, moduleOr, pair, readCounter } from './fixed';
+import { FixedOptions, MAX_PERIOD_MS, Script, Send, fixedArgs, hasModule, learnModule, moduleOr, pair, readCounter } from './fixed';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function peer(): any {
@@ -413,7 +413,7 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     if (!ready) throw new Error('Redis connection is not ready');
   }
 
-  private static checkPoints(points: unknown): void {
+  static checkPoints(points: unknown): void {
     if (typeof points === 'string') {
       if (!/^[1-9][0-9]*$/.test(points)) {
         throw new Error('Consuming string different than integer values is not supported by this package');
@@ -433,7 +433,7 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     if (this.inMemoryBlockOnConsumed > 0) return undefined;
     const max = this.blockOnConsumedEnabled() ? this.blockOnConsumed - 1 : this.points;
     const seconds = Math.floor(this.msBlockDuration / 1000);
-    if (!Number.isInteger(max) || max < 0 || seconds < 1) return undefined;
+    if (!Number.isSafeInteger(max) || max < 0 || seconds < 1) return undefined;
     return { max, blockMs: seconds * 1000 };
   }
 
@@ -451,9 +451,11 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     }
     const options: FixedOptions = { cost };
     if (block) Object.assign(options, { max: block.max, over: { block: block.blockMs } });
-    const args = fixedArgs(rlKey, secDuration * 1000, options);
-    const reply = await moduleOr(this.connection, this.send, args, () =>
-      COUNT.run(this.send, [rlKey], [cost, secDuration * 1000, block ? block.max : '', block ? block.blockMs : '']));
+    const script = (): Promise<unknown> =>
+      COUNT.run(this.send, [rlKey], [cost, secDuration * 1000, block ? block.max : '', block ? block.blockMs : '']);
+    // A window past the module's 100 years goes as the script.
+    if (secDuration * 1000 > MAX_PERIOD_MS || (block && block.blockMs > MAX_PERIOD_MS)) return pair(await script());
+    const reply = await moduleOr(this.connection, this.send, fixedArgs(rlKey, secDuration * 1000, options), script);
     return pair(reply);
   }
 
@@ -595,11 +597,12 @@ export class RateLimiterQueue {
     if (queued >= this.maxQueueSize) {
       throw new RateLimiterQueueError(`Number of requests reached it's maximum ${this.maxQueueSize}`);
     }
+    RateLimiterRedis.checkPoints(tokens);
     this.waiting.set(key, queued + 1);
     try {
       const rlKey = limiter.getKey(key);
       const periodMs = Math.floor(limiter.duration) * 1000;
-      const max = Math.floor(limiter.points);
+      const max = Math.max(0, Math.min(Math.floor(limiter.points), Number.MAX_SAFE_INTEGER));
       const waitMs = expiresUnixAt > 0 ? expiresUnixAt * 1000 - Date.now() : FOREVER;
       if (waitMs <= 0) throw expired();
       const args = [...fixedArgs(rlKey, periodMs, { cost: tokens, max }), 'WAIT', Math.ceil(Math.min(waitMs, FOREVER))];
