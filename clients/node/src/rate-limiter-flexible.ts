@@ -351,6 +351,7 @@ export class RateLimiterRedis extends Compatible implements Limiter {
   /** The key's state, or null without it. */
   get(key: string | number, options: object = {}): Promise<Res | null> {
     return this.operation('get', [key, options], async () => {
+      this.checkReady();
       const [value, ttl] = await readCounter(this.send, this.getKey(key));
       return value === null ? null : this.res(0, Number.parseInt(value, 10), ttl);
     });
@@ -570,6 +571,10 @@ export class RateLimiterQueue {
   private readonly local = new Map<string, Promise<unknown>>();
   private readonly maxQueueSize: number;
 
+  /**
+   * `limiter`: a `RateLimiterRedis` of this package (another rate-limiter-flexible limiter queues in this process,
+   * as the library's queue does).
+   */
   constructor(private readonly limiter: RateLimiterRedis, opts: QueueOptions = {}) {
     this.maxQueueSize = opts.maxQueueSize !== undefined ? opts.maxQueueSize : MAX_QUEUE_SIZE;
   }
@@ -608,7 +613,7 @@ export class RateLimiterQueue {
       const args = [...fixedArgs(rlKey, periodMs, { cost: tokens, max }), 'WAIT', Math.ceil(Math.min(waitMs, FOREVER))];
       const undo = (): Promise<unknown> => limiter.count(rlKey, -tokens, periodMs);
       const connection = limiter.connection;
-      if (hasModule(connection) === false) return await this.waitHere(key, tokens, expiresUnixAt, options.signal);
+      if (!(limiter instanceof RateLimiterRedis) || hasModule(connection) === false) return await this.waitHere(key, tokens, expiresUnixAt, options.signal);
       let reply: unknown;
       try {
         reply = await connection.wait(args, rlKey, waitMs, { signal: options.signal, undo });

@@ -11,7 +11,7 @@ import { RedisStore as StockStore } from 'rate-limit-redis';
 import { rateLimit } from 'express-rate-limit';
 import express from 'express';
 import { RedisStore } from '../dist/express-rate-limit.js';
-import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
 
 const MARGIN = 250; // ms between the two TTLs and times (the machine may be busy: the suites run side by side)
 
@@ -187,3 +187,38 @@ describe('express-rate-limit store', { concurrency: true }, () => {
     }
   }
 });
+
+// After the suites above (the cluster's set-up blocks the event loop while it runs).
+for (const flavor of flavors().slice(0, 1)) {
+  describe(`express-rate-limit store on a ${flavor.name} cluster with node-redis (sendCommandCluster)`, () => {
+    let cluster;
+    let client;
+    before(async () => {
+      cluster = await startCluster(flavor.path);
+      client = await CLUSTER_CLIENTS['node-redis'](cluster);
+    });
+    after(async () => {
+      await closeClient(client);
+      await cluster.stop();
+    });
+
+    it('each key on its node, as rate-limit-redis routes it', async () => {
+      const sendCommandCluster = ({ key, isReadOnly, command }) => client.sendCommand(key, isReadOnly, command);
+      const ours = new RedisStore({ sendCommandCluster, prefix: 'o:' });
+      const theirs = new StockStore({ sendCommandCluster, prefix: 's:' });
+      await ours.init({ windowMs: 5000 });
+      await theirs.init({ windowMs: 5000 });
+      for (let i = 0; i < 12; i++) {
+        for (let hit = 1; hit <= 2; hit++) {
+          const [a, b] = await Promise.all([theirs.increment(`ip${i}`), ours.increment(`ip${i}`)]);
+          assert.equal(b.totalHits, hit);
+          assert.equal(b.totalHits, a.totalHits);
+        }
+        await ours.decrement(`ip${i}`);
+        assert.equal((await ours.get(`ip${i}`)).totalHits, 1);
+        await ours.resetKey(`ip${i}`);
+        assert.equal((await ours.get(`ip${i}`)).totalHits, 0);
+      }
+    });
+  });
+}
