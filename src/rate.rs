@@ -676,7 +676,9 @@ fn fixed_window<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         let queued = wait::waiting_on::<FixedWindows>(ctx, name.as_bytes()) > 0;
         if planned.waits || queued {
             let next = counter.expire_at.map(|at| at.saturating_add(1));
-            return Ok(wait::park::<FixedWindows>(ctx, name.as_bytes(), key, rule, wait, next).into());
+            return Ok(
+                wait::park::<FixedWindows>(ctx, name.as_bytes(), key, rule, wait, next).into(),
+            );
         }
     }
     let reply = store_fixed(ctx, &mut key, *name, &planned, now)?;
@@ -757,11 +759,8 @@ impl Waitable for FixedWindows {
     }
 }
 
-pub static FIXED_WAIT_STATS: WaitStats = WaitStats::new(
-    c"rate_waits",
-    c"rate_waits_timed_out",
-    c"rate_handoffs",
-);
+pub static FIXED_WAIT_STATS: WaitStats =
+    WaitStats::new(c"rate_waits", c"rate_waits_timed_out", c"rate_handoffs");
 
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];

@@ -340,7 +340,7 @@ pub const TOO_MANY_LIMITS: ErrorText = entry(
 );
 pub const NOT_A_LIMITER: ErrorText = entry(
     "MISMATCH the key holds a string that is not a rate limiter",
-    "`RATE.*`",
+    "`RATE.LIMIT`, `RATE.PEEK`, `RATE.RESET`",
     "LimiterMismatch",
 );
 pub const LIMIT_COUNT_MISMATCH: ErrorText = entry(

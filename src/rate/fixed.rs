@@ -143,7 +143,10 @@ mod tests {
     fn an_overflow_is_refused() {
         assert_eq!(rule(1, 1).outcome(Some(i64::MAX), true), Err(Overflow));
         assert_eq!(rule(1, -1).outcome(Some(i64::MIN), true), Err(Overflow));
-        assert_eq!(rule(1, i64::MIN).outcome(None, false).unwrap().counter, i64::MIN);
+        assert_eq!(
+            rule(1, i64::MIN).outcome(None, false).unwrap().counter,
+            i64::MIN
+        );
     }
 
     #[test]
