@@ -12,15 +12,27 @@
 //! an allowed sliding-window action sends `RATE.APPLY key <at> <cost> <keep>`
 //! (one entry to append, not the whole window). A refused action changes
 //! nothing and sends nothing. `RATE.RESET` goes verbatim.
+//!
+//! `RATE.FIXED` is the other kind: a fixed-window counter, a plain string
+//! integer with a TTL (what `INCR` makes), counted as the Lua scripts of
+//! the common libraries count it (rules in [`fixed`]). It goes as
+//! `SET key <n> PXAT <ms>` when its TTL moves, else `SET key <n> KEEPTTL`.
+//! With `WAIT`, a call that would take the counter over its max waits, first
+//! come first served (`common/wait/`), until the window expires, the key is
+//! deleted or a negative `COST` makes room.
 
 #![forbid(unsafe_code)]
 
 mod decide;
+mod fixed;
 
 use std::os::raw::c_int;
 
+use std::ffi::CStr;
+
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
 use crate::common::errors;
@@ -31,8 +43,11 @@ use crate::common::ffi::key::Key;
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
+use crate::common::time;
+use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
+use fixed::{Over, Rule, Ttl};
 
 const SINCE: &std::ffi::CStr = c"0.2.0";
 
@@ -487,6 +502,266 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
+const COST: OptSpec = OptSpec::valued("COST");
+const MAX: OptSpec = OptSpec::valued("MAX");
+const BLOCK: OptSpec = OptSpec::valued("BLOCK");
+const EXTEND: OptSpec = OptSpec::flag("EXTEND");
+const BACKOFF: OptSpec = OptSpec::flag("BACKOFF");
+const RENEW: OptSpec = OptSpec::flag("RENEW");
+const WAIT: OptSpec = OptSpec::valued("WAIT");
+
+/// An integer `least..=most`, else `ERR <what> must be an integer between …`.
+fn ranged(arg: Arg, what: &str, least: i64, most: i64) -> Result<i64, RedisError> {
+    match arg.to_i64() {
+        Ok(value) if (least..=most).contains(&value) => Ok(value),
+        _ => Err(errors::FIXED_RANGE.with(&[&what, &least, &most])),
+    }
+}
+
+/// `period [COST cost] [MAX max [BLOCK ms | EXTEND | BACKOFF]] [RENEW]
+/// [WAIT ms]`: the rule, and the wait in ms.
+fn parse_fixed(period: Arg, options: &[Arg]) -> Result<(Rule, Option<i64>), RedisError> {
+    let period_ms = ranged(period, "period", 0, MAX_PERIOD_MS)?;
+    let [cost, max, block, extend, backoff, renew, wait] =
+        parse_options(options, &[COST, MAX, BLOCK, EXTEND, BACKOFF, RENEW, WAIT])?;
+    let cost = single(cost).map_or(Ok(1), |cost| cost.to_i64())?;
+    let max = single(max)
+        .map(|max| ranged(max, "max", 0, i64::MAX))
+        .transpose()?;
+    let over = match (single(block), extend.is_some(), backoff.is_some()) {
+        (None, false, false) => Over::Nothing,
+        (Some(ms), false, false) => Over::Block(ranged(ms, "BLOCK", 1, MAX_PERIOD_MS)?),
+        (None, true, false) => Over::Extend,
+        (None, false, true) => Over::Backoff,
+        _ => return Err(errors::SYNTAX.error()),
+    };
+    let wait = wait::parse_wait("rate.fixed", single(wait))?;
+    if max.is_none() {
+        let needs = match over {
+            Over::Block(_) => Some("BLOCK"),
+            Over::Extend => Some("EXTEND"),
+            Over::Backoff => Some("BACKOFF"),
+            Over::Nothing => wait.is_some().then_some("WAIT"),
+        };
+        if let Some(option) = needs {
+            return Err(errors::FIXED_NEEDS_MAX.with(&[&option]));
+        }
+    }
+    if period_ms == 0 {
+        let needs = match over {
+            Over::Extend => Some("EXTEND"),
+            Over::Backoff => Some("BACKOFF"),
+            _ => renew.is_some().then_some("RENEW"),
+        };
+        if let Some(option) = needs {
+            return Err(errors::FIXED_NEEDS_PERIOD.with(&[&option]));
+        }
+    }
+    if let (Some(max), Some(_)) = (max, wait) {
+        // A waiter for more than max could only be served by a counter
+        // below zero: refused, as `RATE.LIMIT` refuses such a cost.
+        if cost > max {
+            return Err(errors::COST_TOO_HIGH.with(&[&cost, &"max", &max]));
+        }
+    }
+    let rule = Rule {
+        period_ms,
+        cost,
+        max,
+        over,
+        renew: renew.is_some(),
+    };
+    Ok((rule, wait))
+}
+
+/// A counter read from its key: its value (`None`: no key) and expiry.
+struct Counter {
+    value: Option<i64>,
+    expire_at: Option<i64>,
+}
+
+fn read_counter(key: &Key) -> Result<Counter, RedisError> {
+    Ok(Counter {
+        value: key.integer()?,
+        expire_at: key.expire_at(),
+    })
+}
+
+/// What a call decided, checked, before anything is written: the counter
+/// after it and its expiry (absolute ms), `changed` when the TTL moves.
+struct Planned {
+    counter: i64,
+    expire_at: Option<i64>,
+    moves_ttl: bool,
+    waits: bool,
+}
+
+fn plan(rule: &Rule, counter: &Counter, now: i64) -> Result<Planned, RedisError> {
+    let outcome = rule
+        .outcome(counter.value, counter.expire_at.is_some())
+        .map_err(|_| errors::OVERFLOW.error())?;
+    let (expire_at, moves_ttl) = match outcome.ttl {
+        Ttl::Keep => (counter.expire_at, false),
+        Ttl::Set(ms) => (Some(time::after("rate.fixed", now, ms)?), true),
+    };
+    Ok(Planned {
+        counter: outcome.counter,
+        expire_at,
+        moves_ttl,
+        waits: rule.must_wait(&outcome),
+    })
+}
+
+/// Stores a planned call (`INCRBY`'s `incrby` event, and `expire` when the
+/// TTL moves) and replicates it as `SET key <n> PXAT <ms>` or `SET key <n>
+/// KEEPTTL`. The reply: `[counter, ttl ms]` (−1 without expiry).
+fn store_fixed(
+    ctx: &Context,
+    key: &mut Key,
+    name: Arg,
+    planned: &Planned,
+    now: i64,
+) -> Result<RedisValue, RedisError> {
+    key.store_integer(planned.counter)?;
+    match (planned.moves_ttl, planned.expire_at) {
+        (true, Some(at)) => {
+            key.set_expire_at(Some(at));
+            key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+            replicate::effect(
+                ctx,
+                c"SET",
+                &[
+                    Word::Arg(name),
+                    Word::Int(planned.counter),
+                    Word::Token(c"PXAT"),
+                    Word::Int(at),
+                ],
+            );
+        }
+        _ => replicate::effect(
+            ctx,
+            c"SET",
+            &[
+                Word::Arg(name),
+                Word::Int(planned.counter),
+                Word::Token(c"KEEPTTL"),
+            ],
+        ),
+    }
+    let ttl = planned
+        .expire_at
+        .map_or(-1, |at| at.saturating_sub(now).max(0));
+    Ok(RedisValue::Array(vec![
+        RedisValue::Integer(planned.counter),
+        RedisValue::Integer(ttl),
+    ]))
+}
+
+/// `RATE.FIXED key period [COST cost] [MAX max [BLOCK ms | EXTEND |
+/// BACKOFF]] [RENEW] [WAIT ms]` → `[counter, ttl ms]`; nil when a `WAIT`
+/// ran out.
+fn fixed_window<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let [_, name, period, options @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let (rule, wait) = parse_fixed(*period, options)?;
+    // A window that ended while clients wait is theirs first (a delete
+    // would have scheduled a check already).
+    wait::serve_waiters::<FixedWindows>(ctx, name.as_bytes(), (), Cause::Expiry);
+    let mut key = Key::write(ctx, *name);
+    let counter = read_counter(&key)?;
+    let now = now_ms();
+    let planned = plan(&rule, &counter, now)?;
+    if let Some(wait) = wait {
+        let queued = wait::waiting_on::<FixedWindows>(ctx, name.as_bytes()) > 0;
+        if planned.waits || queued {
+            let next = counter.expire_at.map(|at| at.saturating_add(1));
+            return Ok(
+                wait::park::<FixedWindows>(ctx, name.as_bytes(), key, rule, wait, next).into(),
+            );
+        }
+    }
+    let reply = store_fixed(ctx, &mut key, *name, &planned, now)?;
+    // A negative cost makes room, a moved TTL moves the waiters' timer.
+    wait::serve_waiters::<FixedWindows>(ctx, name.as_bytes(), key, Cause::Release);
+    Ok(reply.into())
+}
+
+/// What a hand-off counted for a waiter: given back if its reply never
+/// reaches it, while the window it counted in lasts.
+pub struct Counted {
+    cost: i64,
+    expire_at: Option<i64>,
+}
+
+/// `RATE.FIXED … WAIT`'s queues (see `common/wait/`).
+pub struct FixedWindows;
+
+static FIXED_WAITS: Waits<Rule> = Waits::new();
+
+impl Waitable for FixedWindows {
+    type Request = Rule;
+    type Grant = Counted;
+    const KEYS_WAITED_ON: &'static CStr = c"rate_windows_with_waiters";
+
+    fn waits() -> &'static Waits<Rule> {
+        &FIXED_WAITS
+    }
+
+    /// The waiter's call, counted as it would have been when it came, if
+    /// the counter has room for it now; else looked at again just after the
+    /// window ends.
+    fn offer(ctx: &Context, name: Arg, rule: &Rule) -> Offer<Counted> {
+        let mut key = Key::write(ctx, name);
+        let taken = read_counter(&key).and_then(|counter| {
+            let now = now_ms();
+            let planned = plan(rule, &counter, now)?;
+            if planned.waits {
+                // A key expires once its time has passed, so look 1 ms after.
+                return Ok(Take::Nothing(
+                    counter.expire_at.map(|at| at.saturating_add(1)),
+                ));
+            }
+            let reply = store_fixed(ctx, &mut key, name, &planned, now)?;
+            let counted = Counted {
+                cost: rule.cost,
+                expire_at: planned.expire_at,
+            };
+            Ok(Take::Got((reply, counted)))
+        });
+        Offer::of(taken)
+    }
+
+    /// A hand-off whose reply never reached the waiter: its cost leaves the
+    /// counter if the window it counted in still lasts. Replicated as `SET
+    /// key <n> KEEPTTL`.
+    fn revoke(ctx: &Context, name: Arg, counted: &Counted) -> bool {
+        let mut key = Key::write(ctx, name);
+        let Ok(Some(value)) = key.integer() else {
+            return false;
+        };
+        let Some(back) = value.checked_sub(counted.cost) else {
+            return false;
+        };
+        if key.expire_at() != counted.expire_at || key.store_integer(back).is_err() {
+            return false;
+        }
+        replicate::effect(
+            ctx,
+            c"SET",
+            &[Word::Arg(name), Word::Int(back), Word::Token(c"KEEPTTL")],
+        );
+        true
+    }
+
+    fn count(event: Event) {
+        FIXED_WAIT_STATS.count(event);
+    }
+}
+
+pub static FIXED_WAIT_STATS: WaitStats =
+    WaitStats::new(c"rate_waits", c"rate_waits_timed_out", c"rate_handoffs");
+
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
@@ -517,13 +792,46 @@ pub static LIMITED: Stat = Stat::counter(c"rate_limited");
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&ALLOWED, &LIMITED],
-    waiting: None,
+    stats: &[
+        &ALLOWED,
+        &LIMITED,
+        &FIXED_WAIT_STATS.started,
+        &FIXED_WAIT_STATS.timed_out,
+        &FIXED_WAIT_STATS.handoffs,
+    ],
+    waiting: Some(wait::watcher::<FixedWindows>()),
     settings: &[&SLIDING_MAX, &MAX_LIMITS_SETTING],
     stored: &[],
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: c"rate.fixed",
+        entry: entry!(fixed_window, WRITE_KEY),
+        flags: c"write deny-oom fast blocking",
+        acl_categories: c"write fast blocking",
+        arity: -3,
+        summary: c"Counts calls in a fixed window: a plain string counter with a TTL (as INCR and PEXPIRE make it); with WAIT, a call over the max waits for room",
+        complexity: c"O(1), plus O(N) over the N clients waiting on this counter when room frees",
+        since: c"0.7.0",
+        args: &[
+            KEY,
+            ArgSpec::required(c"period", ArgType::Integer),
+            ArgSpec::option(c"cost", c"COST", ArgType::Integer),
+            ArgSpec::option(c"max", c"MAX", ArgType::Integer),
+            ArgSpec::one_of(
+                c"over",
+                &[
+                    ArgSpec::tokened(c"block", c"BLOCK", ArgType::Integer),
+                    ArgSpec::keyword(c"extend", c"EXTEND"),
+                    ArgSpec::keyword(c"backoff", c"BACKOFF"),
+                ],
+            )
+            .optional(),
+            ArgSpec::flag(c"renew", c"RENEW"),
+            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+        ],
+    },
     CommandSpec {
         name: c"rate.limit",
         entry: entry!(limit, WRITE_KEY),

@@ -31,7 +31,8 @@ server_tests! {
             "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
             "autocomplete_keys", "autocomplete_entries_faded", "unique_queues",
             "unique_queues_with_waiters", "unique_queue_waits", "unique_queue_waits_timed_out",
-            "unique_queue_handoffs", "panics_caught",
+            "unique_queue_handoffs", "rate_windows_with_waiters", "rate_waits", "rate_waits_timed_out",
+            "rate_handoffs", "panics_caught",
         ];
         for name in names {
             assert_eq!(zero.get(name), Some(&0), "{name} in {zero:?}");
@@ -164,6 +165,7 @@ server_tests! {
             let expected = match (family, name.as_str()) {
                 (_, "idgen.assign") => "0.5.0",
                 (_, "pool.status") => "0.6.0",
+                (_, "rate.fixed") => "0.7.0",
                 ("idgen" | "lock" | "article" | "cache", _) => "0.1.0",
                 ("idpool" | "rate", _) => "0.2.0",
                 ("pool", _) => "0.3.0",

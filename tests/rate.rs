@@ -1,6 +1,8 @@
 //! RATE on real servers: the book's login limiter, replies in both
 //! protocols, errors that change nothing, a high rate that really limits,
-//! concurrent clients, expiry of idle limiters, replication, AOF and cluster.
+//! concurrent clients, expiry of idle limiters, replication, AOF and cluster;
+//! `RATE.FIXED` against each library's own script, its errors, its waits and
+//! its replication.
 
 mod harness;
 
@@ -8,11 +10,146 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use harness::{
-    cmd, decide, digest, error, int, query, server_ms, state, Cluster, Connection, Replicated,
-    Server, Value,
+    cmd, decide, digest, error, int, query, reply, server_ms, state, Cluster, Connection,
+    Replicated, Server, Value, Waiter,
 };
 
 const LOGIN: &[&str] = &["RATE.LIMIT", "RateLimiter:42:login", "5", "60000"];
+
+/// rate-limiter-flexible's `RateLimiterRedis` consume (and `reward`, a
+/// negative cost), as its script counts: `SET key 0 PX duration NX` (no PX
+/// for 0), `INCRBY`, the expiry set when missing; `blockDuration` sets the
+/// TTL when a consume first takes the counter over `points`.
+/// ARGV: cost, duration ms, points, block ms (0: none).
+const FLEXIBLE_LUA: &str = r#"
+local duration = tonumber(ARGV[2])
+if duration > 0 then
+  redis.call('SET', KEYS[1], 0, 'PX', duration, 'NX')
+else
+  redis.call('SET', KEYS[1], 0, 'NX')
+end
+local before = tonumber(redis.call('GET', KEYS[1]))
+local consumed = redis.call('INCRBY', KEYS[1], ARGV[1])
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl == -1 and duration > 0 then
+  redis.call('PEXPIRE', KEYS[1], duration)
+  pttl = duration
+end
+local points, block = tonumber(ARGV[3]), tonumber(ARGV[4])
+if block > 0 and before <= points and consumed > points then
+  redis.call('PEXPIRE', KEYS[1], block)
+  pttl = block
+end
+return {consumed, pttl}
+"#;
+
+/// @fastify/rate-limit's redis store: `INCR`; the window set on the first
+/// hit (or while over max with `continueExceeding`), an exponential one
+/// while over max with `exponentialBackoff`. ARGV: window ms, max, mode
+/// (`plain`, `extend`, `backoff`).
+const FASTIFY_LUA: &str = r#"
+local current = redis.call('INCR', KEYS[1])
+local window, max, mode = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local ttl
+if current == 1 or (mode == 'extend' and current > max) then
+  redis.call('PEXPIRE', KEYS[1], window)
+  ttl = window
+elseif mode == 'backoff' and current > max then
+  ttl = math.min(window * 2 ^ (current - max - 1), 9007199254740991)
+  redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl))
+else
+  ttl = redis.call('PTTL', KEYS[1])
+end
+return {current, ttl}
+"#;
+
+/// rate-limit-redis (express-rate-limit's store): `INCR`, then `PEXPIRE`
+/// when the key has no TTL left or with `resetExpiryOnChange`. ARGV: window
+/// ms, reset (`1`/`0`).
+const EXPRESS_LUA: &str = r#"
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 or ARGV[2] == '1' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {hits, ttl}
+"#;
+
+/// The book's `Limiter`: `INCR`, `PEXPIRE … NX`. ARGV: the timeout in ms.
+const BOOK_LUA: &str = r#"
+local count = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
+return {count, redis.call('PTTL', KEYS[1])}
+"#;
+
+/// A `[counter, ttl]` reply.
+fn pair(con: &mut Connection, words: &[&str]) -> (i64, i64) {
+    let reply: Vec<i64> = query(con, words);
+    assert_eq!(reply.len(), 2, "{words:?}: {reply:?}");
+    (reply[0], reply[1])
+}
+
+/// Runs each step as the library's script on `lua:<name>` and as
+/// `RATE.FIXED` on `fixed:<name>`: the counters agree exactly, and the TTLs
+/// (replied, and the keys' `PEXPIRETIME`) within the few ms between the two
+/// calls.
+fn same_as_script(
+    con: &mut Connection,
+    name: &str,
+    script: &str,
+    steps: &[(Vec<String>, Vec<String>)],
+) {
+    let (lua_key, fixed_key) = (format!("lua:{name}"), format!("fixed:{name}"));
+    for (index, (argv, options)) in steps.iter().enumerate() {
+        let mut eval = vec!["EVAL", script, "1", lua_key.as_str()];
+        eval.extend(argv.iter().map(String::as_str));
+        let mut fixed = vec!["RATE.FIXED", fixed_key.as_str()];
+        fixed.extend(options.iter().map(String::as_str));
+        let (lua_counter, lua_ttl) = pair(con, &eval);
+        let (counter, ttl) = pair(con, &fixed);
+        let what = format!("{name} step {index}: {fixed:?}");
+        assert_eq!(counter, lua_counter, "{what}");
+        assert_eq!(
+            ttl < 0,
+            lua_ttl < 0,
+            "{what}: ttl {ttl}, the script's {lua_ttl}"
+        );
+        assert!(
+            (ttl - lua_ttl).abs() <= 50,
+            "{what}: ttl {ttl}, the script's {lua_ttl}"
+        );
+        let expiry = |con: &mut Connection, key: &str| int(con, &["PEXPIRETIME", key]);
+        let (lua_at, at) = (expiry(con, &lua_key), expiry(con, &fixed_key));
+        assert_eq!(
+            at < 0,
+            lua_at < 0,
+            "{what}: expires at {at}, the script's at {lua_at}"
+        );
+        assert!(
+            (at - lua_at).abs() <= 50,
+            "{what}: expires at {at}, the script's at {lua_at}"
+        );
+        let get = |con: &mut Connection, key: &str| -> Option<String> { query(con, &["GET", key]) };
+        assert_eq!(get(con, &fixed_key), get(con, &lua_key), "{what}");
+    }
+}
+
+/// An `INFO recipes` figure (`recipes_<name>`).
+fn figure(con: &mut Connection, name: &str) -> i64 {
+    harness::recipes_figures(con, "recipes")[name]
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+fn steps(pairs: &[(&str, &str)]) -> Vec<(Vec<String>, Vec<String>)> {
+    pairs
+        .iter()
+        .map(|(argv, options)| (words(argv), words(options)))
+        .collect()
+}
 
 server_tests! {
     fn the_books_login_limiter(flavor) {
@@ -389,4 +526,251 @@ server_tests! {
         let mut node = cluster.nodes[0].con();
         assert_eq!(harness::getkeys(&mut node, &["RATE.LIMIT", "k", "1", "2", "AND", "3", "4", "COST", "1"]), ["k"]);
     }
+
+    fn fixed_counts_as_each_librarys_script(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // rate-limiter-flexible: consume, reward, a consume that crosses
+        // points with blockDuration, consumes while blocked; and a limiter
+        // without expiry (duration 0).
+        same_as_script(&mut con, "flexible", FLEXIBLE_LUA, &steps(&[
+            ("1 60000 3 900000", "60000 COST 1 MAX 3 BLOCK 900000"),
+            ("2 60000 3 900000", "60000 COST 2 MAX 3 BLOCK 900000"),
+            ("-1 60000 3 900000", "60000 COST -1 MAX 3 BLOCK 900000"),
+            ("3 60000 3 900000", "60000 COST 3 MAX 3 BLOCK 900000"),
+            ("1 60000 3 900000", "60000 COST 1 MAX 3 BLOCK 900000"),
+            ("-5 60000 3 900000", "60000 COST -5 MAX 3 BLOCK 900000"),
+            ("4 60000 3 900000", "60000 COST 4 MAX 3 BLOCK 900000"),
+        ]));
+        same_as_script(&mut con, "flexible-forever", FLEXIBLE_LUA, &steps(&[
+            ("2 0 3 0", "0 COST 2"),
+            ("2 0 3 0", "0 COST 2"),
+            ("-3 0 3 0", "0 COST -3"),
+            ("5 0 3 5000", "0 COST 5 MAX 3 BLOCK 5000"),
+        ]));
+        // @fastify/rate-limit: plain, continueExceeding, exponentialBackoff
+        // (to the 2^53 − 1 ms cap).
+        for (mode, option) in [("plain", ""), ("extend", "EXTEND"), ("backoff", "BACKOFF")] {
+            let calls: Vec<(String, String)> = (0..8)
+                .map(|_| (format!("30000 2 {mode}"), format!("30000 MAX 2 {option}")))
+                .collect();
+            let calls: Vec<(&str, &str)> = calls.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            same_as_script(&mut con, &format!("fastify-{mode}"), FASTIFY_LUA, &steps(&calls));
+        }
+        let huge: Vec<(&str, &str)> = (0..60).map(|_| ("1000000 0 backoff", "1000000 MAX 0 BACKOFF")).collect();
+        same_as_script(&mut con, "fastify-cap", FASTIFY_LUA, &steps(&huge));
+        assert_eq!(int(&mut con, &["PTTL", "fixed:fastify-cap"]) / 1000, ((1i64 << 53) - 1) / 1000);
+        // rate-limit-redis: plain, resetExpiryOnChange.
+        same_as_script(&mut con, "express", EXPRESS_LUA, &steps(&[("45000 0", "45000"); 4]));
+        same_as_script(&mut con, "express-reset", EXPRESS_LUA, &steps(&[("45000 1", "45000 RENEW"); 4]));
+        // The book's Limiter.
+        same_as_script(&mut con, "book", BOOK_LUA, &steps(&[("10000", "10000"); 5]));
+        // A counter INCR made without a TTL gets the window, as each script
+        // gives it one.
+        for key in ["lua:bare", "fixed:bare"] {
+            let _: i64 = query(&mut con, &["INCR", key]);
+        }
+        same_as_script(&mut con, "bare", EXPRESS_LUA, &steps(&[("45000 0", "45000"); 2]));
+    }
+
+    fn fixed_errors_change_nothing(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let _: () = cmd(&["SET", "n", "5", "PX", "600000"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "top", &i64::MAX.to_string()]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "bottom", &i64::MIN.to_string()]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "s", "five"]).query(&mut con).unwrap();
+        let _: () = cmd(&["SET", "spaced", " 5"]).query(&mut con).unwrap();
+        let _: () = cmd(&["HSET", "h", "f", "v"]).query(&mut con).unwrap();
+        let before = state(&mut con, &["n", "top", "bottom", "s", "spaced", "h", "absent"]);
+        let not_integer = "ERR value is not an integer or out of range";
+        let period = "ERR period must be an integer between 0 and 3155760000000";
+        for (words, expected) in [
+            (&["RATE.FIXED", "h", "1000"][..], "WRONGTYPE Operation against a key holding the wrong kind of value"),
+            (&["RATE.FIXED", "s", "1000"], not_integer),
+            (&["RATE.FIXED", "spaced", "1000"], not_integer),
+            (&["RATE.FIXED", "top", "1000"], "ERR increment or decrement would overflow"),
+            (&["RATE.FIXED", "bottom", "1000", "COST", "-1"], "ERR increment or decrement would overflow"),
+            (&["RATE.FIXED", "n", "1000", "COST", "x"], not_integer),
+            (&["RATE.FIXED", "n", "1000", "COST", "9223372036854775808"], not_integer),
+            (&["RATE.FIXED", "n", "-1"], period),
+            (&["RATE.FIXED", "n", "x"], period),
+            (&["RATE.FIXED", "n", "3155760000001"], period),
+            (&["RATE.FIXED", "n", "1000", "MAX", "-1"], "ERR max must be an integer between 0 and 9223372036854775807"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "3", "BLOCK", "0"], "ERR BLOCK must be an integer between 1 and 3155760000000"),
+            (&["RATE.FIXED", "n", "1000", "BLOCK", "10"], "ERR BLOCK needs MAX"),
+            (&["RATE.FIXED", "n", "1000", "EXTEND"], "ERR EXTEND needs MAX"),
+            (&["RATE.FIXED", "n", "1000", "BACKOFF"], "ERR BACKOFF needs MAX"),
+            (&["RATE.FIXED", "n", "1000", "WAIT", "10"], "ERR WAIT needs MAX"),
+            (&["RATE.FIXED", "n", "0", "RENEW"], "ERR RENEW sets the TTL to the period: give a period above 0"),
+            (&["RATE.FIXED", "n", "0", "MAX", "1", "EXTEND"], "ERR EXTEND sets the TTL to the period: give a period above 0"),
+            (&["RATE.FIXED", "n", "0", "MAX", "1", "BACKOFF"], "ERR BACKOFF sets the TTL to the period: give a period above 0"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "1", "EXTEND", "BACKOFF"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "1", "BLOCK", "5", "EXTEND"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "1", "MAX", "2"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "RENEW", "RENEW"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "COST"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "NOPE"], "ERR syntax error"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "2", "COST", "3", "WAIT", "100"], "ERR cost 3 exceeds the max of 2: such an action can never be allowed"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "0"], "ERR invalid WAIT time in 'rate.fixed' command"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "-5"], "ERR invalid WAIT time in 'rate.fixed' command"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "9223372036854775807"], "ERR invalid WAIT time in 'rate.fixed' command"),
+            (&["RATE.FIXED", "n"], "ERR wrong number of arguments for 'rate.fixed' command"),
+        ] {
+            assert_eq!(error(&mut con, &cmd(words)), expected, "{words:?}");
+            assert_eq!(state(&mut con, &["n", "top", "bottom", "s", "spaced", "h", "absent"]), before, "{words:?} changed the data");
+        }
+        // Tokens are case-insensitive, in any order.
+        assert_eq!(pair(&mut con, &["rate.fixed", "n", "1000", "renew", "max", "1", "cost", "2", "extend"]), (7, 1000));
+    }
+
+    fn fixed_waits_first_come_first_served(flavor) {
+        // A counter at its max without expiry: waiters are served in
+        // arrival order as negative costs make room, a head that does not
+        // fit keeps those behind it waiting, and a newcomer with room waits
+        // behind them.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "q", "0", "COST", "3"]), (3, -1));
+        let first = Waiter::start(&server, &["RATE.FIXED", "q", "0", "MAX", "3", "COST", "2", "WAIT", "20000"]);
+        let second = Waiter::start(&server, &["RATE.FIXED", "q", "0", "MAX", "3", "WAIT", "20000"]);
+        assert_eq!(int(&mut con, &["GET", "q"]), 3, "waiting counts nothing");
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "q", "0", "COST", "-1"]), (2, -1));
+        // Room for one but not for the head's two: nobody is served.
+        let third = Waiter::start(&server, &["RATE.FIXED", "q", "0", "MAX", "3", "WAIT", "20000"]);
+        assert_eq!(int(&mut con, &["GET", "q"]), 2);
+        assert!(!first.handle.is_finished() && !second.handle.is_finished());
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "q", "0", "COST", "-1"]), (1, -1));
+        assert_eq!(first.answer(), Ok(Value::Array(vec![Value::Int(3), Value::Int(-1)])));
+        assert!(!second.handle.is_finished());
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "q", "0", "COST", "-2"]), (1, -1));
+        assert_eq!(second.answer(), Ok(Value::Array(vec![Value::Int(2), Value::Int(-1)])));
+        assert_eq!(third.answer(), Ok(Value::Array(vec![Value::Int(3), Value::Int(-1)])));
+        assert_eq!(int(&mut con, &["GET", "q"]), 3);
+        let figures = ["rate_waits", "rate_handoffs", "rate_windows_with_waiters"].map(|name| figure(&mut con, name));
+        assert_eq!(figures, [3, 3, 0]);
+    }
+
+    fn a_fixed_wait_runs_out_or_is_served_when_the_window_ends(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        // Timeout: nil, nothing counted.
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "t", "60000", "MAX", "1"]).0, 1);
+        let before = state(&mut con, &["t"]);
+        let started = Instant::now();
+        assert_eq!(reply(&mut con, &["RATE.FIXED", "t", "60000", "MAX", "1", "WAIT", "200"]), Ok(Value::Nil));
+        assert!(started.elapsed() >= Duration::from_millis(190));
+        assert_eq!(state(&mut con, &["t"]), before);
+        assert_eq!(figure(&mut con, "rate_waits_timed_out"), 1);
+        // Expiry: the waiter counts in the next window as soon as the key
+        // expires (a timer at its end, not the server's expire cycle).
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "e", "300", "MAX", "1"]), (1, 300));
+        let started = Instant::now();
+        let waiter = Waiter::start(&server, &["RATE.FIXED", "e", "60000", "MAX", "1", "WAIT", "20000"]);
+        assert_eq!(waiter.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(60000)])));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(250) && waited < Duration::from_millis(2000), "{waited:?}");
+        assert_eq!(int(&mut con, &["GET", "e"]), 1);
+        // DEL: served at once.
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "d", "0", "MAX", "1"]), (1, -1));
+        let waiter = Waiter::start(&server, &["RATE.FIXED", "d", "5000", "MAX", "1", "WAIT", "20000"]);
+        assert_eq!(int(&mut con, &["DEL", "d"]), 1);
+        assert_eq!(waiter.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(5000)])));
+        // A BLOCK that shortens the window moves the waiters' timer.
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "b", "600000", "MAX", "1"]), (1, 600000));
+        let waiter = Waiter::start(&server, &["RATE.FIXED", "b", "600000", "MAX", "1", "WAIT", "20000"]);
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "b", "600000", "MAX", "1", "BLOCK", "200"]), (2, 200));
+        let started = Instant::now();
+        assert_eq!(waiter.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(600000)])));
+        assert!(started.elapsed() < Duration::from_millis(2000));
+        // In MULTI (and scripts) a call that would wait answers nil at once.
+        let mut pipe = redis::pipe();
+        pipe.atomic().cmd("RATE.FIXED").arg("b").arg(1000).arg("MAX").arg(1).arg("WAIT").arg(5000);
+        let answers: Vec<Value> = pipe.query(&mut con).unwrap();
+        assert_eq!(answers, [Value::Nil]);
+        assert_eq!(int(&mut con, &["GET", "b"]), 1);
+        // A waiter that disconnects leaves its queue.
+        let gone = Waiter::start(&server, &["RATE.FIXED", "b", "600000", "MAX", "1", "WAIT", "20000"]);
+        let _: () = cmd(&["CLIENT", "KILL", "ID", &gone.id.to_string()]).query(&mut con).unwrap();
+        assert!(gone.answer().is_err());
+        harness::wait_until("the killed waiter's queue goes", || {
+            figure(&mut con, "rate_windows_with_waiters") == 0
+        });
+        assert_eq!(int(&mut con, &["GET", "b"]), 1);
+    }
+
+    fn a_fixed_waiter_taken_away_at_its_hand_off_counts_nothing(flavor) {
+        // Room is made and, in the same pipeline (before the hand-off's
+        // reply goes out), the first waiter is killed: its cost leaves the
+        // counter again and the second waiter counts instead. Unblocked, it
+        // either was told it counted (and did) or was told nil (and did not).
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let waiting = ["RATE.FIXED", "k", "0", "MAX", "1", "WAIT", "60000"];
+        let counted = || Ok(Value::Array(vec![Value::Int(1), Value::Int(-1)]));
+        for away in ["KILL", "UNBLOCK"] {
+            let _: () = cmd(&["FLUSHALL"]).query(&mut con).unwrap();
+            assert_eq!(pair(&mut con, &["RATE.FIXED", "k", "0"]), (1, -1));
+            let first = Waiter::start(&server, &waiting);
+            let second = Waiter::start(&server, &waiting);
+            let id = first.id.to_string();
+            let mut pipe = redis::pipe();
+            pipe.cmd("RATE.FIXED").arg(&["k", "0", "COST", "-1"][..]);
+            match away {
+                "KILL" => pipe.cmd("CLIENT").arg(&["KILL", "ID", &id][..]),
+                _ => pipe.cmd("CLIENT").arg(&["UNBLOCK", &id][..]),
+            };
+            let answers: Vec<Value> = pipe.query(&mut con).unwrap();
+            assert_eq!(answers[0], Value::Array(vec![Value::Int(0), Value::Int(-1)]), "{away}");
+            let redis70 = flavor == harness::Flavor::Redis && away == "UNBLOCK";
+            let first_answer = if redis70 { None } else { Some(first.answer()) };
+            if first_answer == Some(counted()) {
+                assert_eq!(int(&mut con, &["GET", "k"]), 1, "{away}");
+                assert!(!second.handle.is_finished(), "{away}");
+                let _: Value = cmd(&["CLIENT", "UNBLOCK", &second.id.to_string()]).query(&mut con).unwrap();
+                assert_eq!(second.answer(), Ok(Value::Nil), "{away}");
+                continue;
+            }
+            assert_eq!(second.answer(), counted(), "{away}");
+            assert_eq!(int(&mut con, &["GET", "k"]), 1, "{away}");
+        }
+    }
+
+    fn a_replica_holds_the_same_counters(flavor) {
+        // Every RATE.FIXED goes as SET … PXAT or SET … KEEPTTL: a replica
+        // that applies the stream late and an AOF replay hold the same value
+        // and the same expiry; a waiter served replicates its own effect.
+        let pair_of = Replicated::start(flavor);
+        let mut primary = pair_of.primary.con();
+        let calls: &[&[&str]] = &[
+            &["RATE.FIXED", "{f}a", "60000", "MAX", "2", "BACKOFF"],
+            &["RATE.FIXED", "{f}a", "60000", "MAX", "2", "BACKOFF", "COST", "4"],
+            &["RATE.FIXED", "{f}b", "60000", "RENEW"],
+            &["RATE.FIXED", "{f}b", "60000", "RENEW"],
+            &["RATE.FIXED", "{f}c", "0", "COST", "-7"],
+            &["RATE.FIXED", "{f}d", "60000", "MAX", "1", "BLOCK", "120000", "COST", "2"],
+            &["RATE.FIXED", "{f}e", "300", "MAX", "1"],
+        ];
+        for words in calls {
+            pair(&mut primary, words);
+        }
+        let waiter = Waiter::start(&pair_of.primary, &["RATE.FIXED", "{f}e", "60000", "MAX", "1", "WAIT", "20000"]);
+        assert_eq!(waiter.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(60000)])));
+        pair_of.sync();
+        let keys = ["{f}a", "{f}b", "{f}c", "{f}d", "{f}e"];
+        let mut replica = pair_of.replica.con();
+        assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
+        assert_eq!(int(&mut replica, &["GET", "{f}a"]), 5);
+        let server = harness::aof_round_trip(flavor, |_, con| {
+            // Not the 300 ms window, which may end across the restart.
+            for words in &calls[..calls.len() - 1] {
+                pair(con, words);
+            }
+            thread::sleep(Duration::from_millis(200));
+            vec!["{f}a", "{f}b", "{f}c", "{f}d"]
+        });
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["GET", "{f}c"]), -7);
+    }
+
 }

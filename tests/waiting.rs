@@ -156,8 +156,10 @@ const WAITERS_TAKING_NOTHING: &[&str] = &["latch"];
 /// Families whose waiters wait for an item rather than for a holder to let
 /// go (no lease, no holder), so [`Family`] does not fit them: their waits are
 /// tested in their own suite (`tests/uqueue.rs`: first come first served,
-/// timeouts, disconnects, MULTI and scripts, replication of a hand-off).
-const WAITERS_TESTED_IN_THEIR_SUITE: &[&str] = &["uqueue"];
+/// timeouts, disconnects, MULTI and scripts, replication of a hand-off;
+/// `tests/rate.rs`: `RATE.FIXED … WAIT` waits for room in a counter, which no
+/// holder gives back).
+const WAITERS_TESTED_IN_THEIR_SUITE: &[&str] = &["uqueue", "rate"];
 
 impl Family {
     /// The waiting command for `who`, waiting up to `wait_ms`.

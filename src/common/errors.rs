@@ -179,7 +179,7 @@ pub const HASH_NOT_AN_INTEGER: ErrorText = entry(
 );
 pub const OVERFLOW: ErrorText = entry(
     "ERR increment or decrement would overflow",
-    "`ARTICLE.VIEW`, `LOCK.ACQUIRE … FENCE`, `RWLOCK.ACQUIRE … WRITE … FENCE` (at 2^63 − 1)",
+    "`ARTICLE.VIEW`, `LOCK.ACQUIRE … FENCE`, `RWLOCK.ACQUIRE … WRITE … FENCE`, `RATE.FIXED` (past ±2^63)",
     PLAIN,
 );
 pub const EXHAUSTED: ErrorText = entry(
@@ -300,8 +300,23 @@ pub const RATE_RANGE: ErrorText = entry(
 );
 pub const COST_TOO_HIGH: ErrorText = entry(
     "ERR cost {cost} exceeds the {limit} of {most}: such an action can never be allowed",
-    "`RATE.LIMIT`, `RATE.PEEK` (`limit`: burst, or max for `SLIDING`)",
+    "`RATE.LIMIT`, `RATE.PEEK` (`limit`: burst, or max for `SLIDING`), `RATE.FIXED … WAIT` (`limit`: max)",
     "CostTooHigh",
+);
+pub const FIXED_RANGE: ErrorText = entry(
+    "ERR {what} must be an integer between {least} and {most}",
+    "`RATE.FIXED` (`what`: period, max or BLOCK)",
+    PLAIN,
+);
+pub const FIXED_NEEDS_MAX: ErrorText = entry(
+    "ERR {option} needs MAX",
+    "`RATE.FIXED` (`option`: BLOCK, EXTEND, BACKOFF or WAIT)",
+    PLAIN,
+);
+pub const FIXED_NEEDS_PERIOD: ErrorText = entry(
+    "ERR {option} sets the TTL to the period: give a period above 0",
+    "`RATE.FIXED` (`option`: RENEW, EXTEND or BACKOFF)",
+    PLAIN,
 );
 pub const EMISSION_TOO_LONG: ErrorText = entry(
     "ERR burst × period / max must be at most 100 years",
@@ -325,7 +340,7 @@ pub const TOO_MANY_LIMITS: ErrorText = entry(
 );
 pub const NOT_A_LIMITER: ErrorText = entry(
     "MISMATCH the key holds a string that is not a rate limiter",
-    "`RATE.*`",
+    "`RATE.LIMIT`, `RATE.PEEK`, `RATE.RESET`",
     "LimiterMismatch",
 );
 pub const LIMIT_COUNT_MISMATCH: ErrorText = entry(
@@ -425,6 +440,9 @@ pub const BY_FAMILY: &[&ErrorText] = &[
     &EMPTY_OWNER,
     &RATE_RANGE,
     &COST_TOO_HIGH,
+    &FIXED_RANGE,
+    &FIXED_NEEDS_MAX,
+    &FIXED_NEEDS_PERIOD,
     &EMISSION_TOO_LONG,
     &SLIDING_BURST,
     &SLIDING_MAX,

@@ -7,11 +7,13 @@ const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 for (const [, target] of Object.entries(pkg.exports)) {
   const cjs = target.require.replace(/^\.\//, '../');
-  const names = Object.keys(require(cjs)).filter((name) => name !== 'default' && name !== '__esModule');
+  const exported = require(cjs);
+  const names = Object.keys(exported).filter((name) => name !== 'default' && name !== '__esModule');
   const lines = [
     `import cjs from './${target.require.split('/').pop()}';`,
     ...names.map((name) => `export const ${name} = cjs.${name};`),
-    'export default cjs;',
+    // A module with a default export of its own (`export default`) keeps it as the default.
+    'default' in exported ? 'export default cjs.default;' : 'export default cjs;',
     '',
   ];
   writeFileSync(new URL(`../${target.import.replace(/^\.\//, '')}`, import.meta.url), lines.join('\n'));

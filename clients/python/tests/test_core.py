@@ -249,7 +249,7 @@ def test_idgen_lock_article_rate_and_idpool_on_redis_cluster(cluster: List[Serve
             assert redis_recipes.RateLimiter(client, "login", 60, 5).is_permitted(n)
             pool = redis_recipes.IdPool(client, f"pool:{n}")
             assert pool.create(3) and pool.acquire() == 1
-            limiter = redis_recipes.Limiter(client, f"Limiter:{n}", 60, 1)  # its EVAL routed by its key
+            limiter = redis_recipes.Limiter(client, f"Limiter:{n}", 60, 1)  # RATE.FIXED routed by its key
             assert (limiter.is_valid(), limiter.is_valid(), limiter.remaining_time()) == (True, False, 0)
             resources = redis_recipes.ResourcePool(client, f"ResourcePool:{n}")
             assert resources.associate("r") and resources.acquire() == "r"

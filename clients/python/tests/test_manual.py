@@ -15,7 +15,8 @@ clock, which follow these rules and no others:
 * durations counted down by the clock match within 250 ms: the reply of
   ``PTTL``, and the fields ``retry_after_ms``, ``reset_after_ms`` and
   ``refill_after_ms`` (lines ``4)``, ``5)``, ``6)``) of ``RATE.LIMIT`` and
-  ``RATE.PEEK``, when the README shows a positive value there.
+  ``RATE.PEEK``, and the ttl (line ``2)``) of ``RATE.FIXED``, when the README
+  shows a positive value there.
 
 Each ```python block runs on a fresh server with ``client`` bound to a
 ``redis.Redis`` and ``aclient`` to a ``redis.asyncio.Redis`` of that server (the
@@ -51,7 +52,12 @@ README = ROOT / "README.md"
 PROMPT = "127.0.0.1:6379> "
 ELAPSED = re.compile(r"^\((\d+\.\d\d)s\)$")
 UNIX_MS = re.compile(r"(?<!\d)\d{13}(?!\d)")
-DURATIONS = {"PTTL": None, "RATE.LIMIT": ("4) ", "5) ", "6) "), "RATE.PEEK": ("4) ", "5) ", "6) ")}
+DURATIONS = {
+    "PTTL": None,
+    "RATE.LIMIT": ("4) ", "5) ", "6) "),
+    "RATE.PEEK": ("4) ", "5) ", "6) "),
+    "RATE.FIXED": ("2) ",),
+}
 DURATION_SLACK_MS = 250
 ELAPSED_SLACK_S = 0.5
 

@@ -81,6 +81,7 @@ def test_limiter_returns_what_the_book_returns(book: Book) -> None:
     over), None without the key. The key is the book's string counter."""
 
     async def body(client: Any, recipes: Any) -> None:
+        book.plain.config_resetstat()
         limiter = recipes.Limiter(client, "Limiter:login", 0.5, 3)
         await same(limiter.remaining_time(), None)  # no window open
         for left in (2, 1, 0):
@@ -112,6 +113,10 @@ def test_limiter_returns_what_the_book_returns(book: Book) -> None:
         await same(closed.remaining_time(), None)
         await same(closed.is_valid(), False)
         await same(closed.remaining_time(), 0)
+        # One RATE.FIXED a call, no script.
+        stats = book.plain.info("commandstats")
+        assert "cmdstat_eval" not in stats and "cmdstat_evalsha" not in stats
+        assert stats["cmdstat_rate.fixed"]["calls"] == 9
 
     book.run(body)
 

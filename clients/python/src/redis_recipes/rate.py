@@ -117,24 +117,16 @@ class RateLimiter(Recipe):
         yield ("RATE.RESET", self.key(uid))
 
 
-# INCR, then PEXPIRE NX: the book's two commands, atomic in one round trip.
-_FIXED_WINDOW = """
-local count = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
-return count
-"""
-
-
 class Limiter(Recipe):
     """The second edition's fixed window (chapter 8): at most ``maximum``
     actions from the first one until ``timeout`` seconds after it, counted
     at ``key`` as the book counts them (a string counter that expires), so
     a key the book's code wrote is read and counted on.
 
-    No module command counts a fixed window (``RATE.LIMIT`` is GCRA or an
-    exact sliding window, which let actions back at other times), so
-    ``is_valid`` runs the book's ``INCR`` and ``EXPIRE … NX`` as one Lua
-    script (``EVAL``): one atomic round trip, as the book's transaction.
+    ``is_valid`` is one ``RATE.FIXED key <timeout ms>``: the book's ``INCR``
+    and ``EXPIRE … NX`` in one atomic command (the same counter, a window
+    of ``timeout`` opened by the first action, or given to a counter left
+    without a TTL), as the book's transaction.
     ``remaining_time`` returns what the book's does despite its name: how
     many more actions are allowed in the window (0 when over), or None when
     no window is open (the key is missing)."""
@@ -149,8 +141,8 @@ class Limiter(Recipe):
     def is_valid(self) -> Steps[bool]:
         """The book's: counts an action (opening a window of ``timeout``
         seconds if none is open); True when it is within ``maximum``."""
-        count = yield ("EVAL", _FIXED_WINDOW, 1, self.key, ms(self.timeout))
-        return int(count) <= self.maximum
+        counted = yield ("RATE.FIXED", self.key, ms(self.timeout))
+        return int(counted[0]) <= self.maximum
 
     @recipe
     def remaining_time(self) -> Steps[Optional[int]]:

@@ -1,0 +1,224 @@
+// The express-rate-limit store against rate-limit-redis (the stock store, a development dependency), on the same
+// server and client: each behaviour their documentation gives the store (init, increment, get, decrement, resetKey,
+// the window's end, the options and their errors) is run on both and the results, the stored counter and its TTL
+// compared (times within a margin); then both behind express-rate-limit in an Express app, the responses and headers
+// compared. On every server of the matrix, with the module (one RATE.FIXED a hit) and without it (the fallback's
+// script), with ioredis and node-redis.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RedisStore as StockStore } from 'rate-limit-redis';
+import { rateLimit } from 'express-rate-limit';
+import express from 'express';
+import { RedisStore } from '../dist/express-rate-limit.js';
+import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
+
+const MARGIN = 250; // ms between the two TTLs and times (the machine may be busy: the suites run side by side)
+
+function sendCommandOf(kind, client) {
+  return kind === 'ioredis'
+    ? (command, ...args) => client.call(command, ...args)
+    : (...args) => client.sendCommand(args);
+}
+
+async function settle(promise) {
+  try {
+    const value = await promise;
+    if (value && value.resetTime instanceof Date) return { resolved: { totalHits: value.totalHits, reset: value.resetTime.getTime() - Date.now() } };
+    return { resolved: value };
+  } catch (error) {
+    return { rejected: error.message };
+  }
+}
+
+function near(actual, expected, what) {
+  if (actual?.resolved?.reset !== undefined && expected?.resolved?.reset !== undefined) {
+    assert.ok(Math.abs(actual.resolved.reset - expected.resolved.reset) <= MARGIN, `${what}: reset ${actual.resolved.reset} vs ${expected.resolved.reset}`);
+    assert.equal(actual.resolved.totalHits, expected.resolved.totalHits, `${what}: totalHits`);
+    return;
+  }
+  assert.deepEqual(actual, expected, what);
+}
+
+async function stored(client, key) {
+  return { value: await raw(client, 'GET', key), ttl: Number(await raw(client, 'PTTL', key)) };
+}
+
+describe('express-rate-limit store', { concurrency: true }, () => {
+  for (const flavor of flavors()) {
+    for (const module of [true, false]) {
+      for (const [kind, make] of Object.entries(CLIENTS)) {
+        describe(`on ${flavor.name} ${module ? 'with the module' : 'without it (fallback)'}, ${kind}`, { concurrency: 1 }, () => {
+          let server;
+          let client;
+          let n = 0;
+          before(async () => {
+            server = await startServer(flavor.path, { module });
+            client = await make(server);
+          });
+          after(async () => {
+            await closeClient(client);
+            await server.stop();
+          });
+
+          async function both(windowMs, options = {}) {
+            n += 1;
+            const sendCommand = sendCommandOf(kind, client);
+            const theirs = new StockStore({ sendCommand, prefix: `stock${n}:`, ...options });
+            const ours = new RedisStore({ sendCommand, prefix: `ours${n}:`, ...options });
+            await Promise.all([theirs.init({ windowMs }), ours.init({ windowMs })]);
+            return [theirs, ours, n];
+          }
+
+          async function compare(windowMs, steps) {
+            const [theirs, ours, i] = await both(windowMs);
+            for (const step of steps) {
+              if (typeof step === 'number') {
+                await sleep(step);
+                continue;
+              }
+              const [method, key] = step;
+              const [a, b] = await Promise.all([settle(theirs[method](key)), settle(ours[method](key))]);
+              if (method === 'get' && Number.isNaN(a.resolved.totalHits)) {
+                // rate-limit-redis reads an absent key's hits as NaN (its script's nil through parseInt); ours as 0.
+                assert.equal(b.resolved.totalHits, 0);
+                b.resolved.totalHits = NaN;
+              }
+              near(b, a, `${method}(${key})`);
+              const [sa, sb] = await Promise.all([stored(client, `stock${i}:${key}`), stored(client, `ours${i}:${key}`)]);
+              assert.equal(sb.value, sa.value, `stored after ${method}`);
+              assert.ok(Math.abs(sb.ttl - sa.ttl) <= MARGIN, `TTL after ${method}: ${sb.ttl} vs ${sa.ttl}`);
+            }
+            return i;
+          }
+
+          it('increment, get, decrement and resetKey: the same hits, reset times, counter and TTL', async () => {
+            const i = await compare(5000, [
+              ['get', 'k'], ['increment', 'k'], ['increment', 'k'], ['get', 'k'], ['decrement', 'k'], ['get', 'k'],
+              ['increment', 'k'], ['resetKey', 'k'], ['get', 'k'], ['increment', 'k'], ['decrement', 'k'], ['decrement', 'k'],
+              ['get', 'k'],
+            ]);
+            assert.equal(await raw(client, 'TYPE', `ours${i}:k`), 'string');
+          });
+
+          it('the window ends: the next hit starts a new one', async () => {
+            await compare(200, [['increment', 'w'], ['increment', 'w'], 260, ['get', 'w'], ['increment', 'w'], ['get', 'w']]);
+          });
+
+          it('options: the default prefix, and the constructor\'s errors', async () => {
+            const sendCommand = sendCommandOf(kind, client);
+            assert.equal(new RedisStore({ sendCommand }).prefix, new StockStore({ sendCommand }).prefix);
+            for (const options of [undefined, {}, { sendCommand, sendCommandCluster: () => 0 }]) {
+              let expected;
+              try {
+                new StockStore(options);
+              } catch (error) {
+                expected = error.message;
+              }
+              assert.ok(expected);
+              assert.throws(() => new RedisStore(options), { message: expected });
+            }
+          });
+
+          it('resetExpiryOnChange (rate-limit-redis before 6): every hit starts the window again', async () => {
+            const store = new RedisStore({ sendCommand: sendCommandOf(kind, client), prefix: `renew${++n}:`, resetExpiryOnChange: true });
+            await store.init({ windowMs: 1000 });
+            await store.increment('k');
+            await sleep(300);
+            const second = await store.increment('k');
+            assert.equal(second.totalHits, 2);
+            assert.ok(second.resetTime.getTime() - Date.now() > 900);
+            assert.ok(Number(await raw(client, 'PTTL', `renew${n}:k`)) > 900);
+            const plain = new RedisStore({ sendCommand: sendCommandOf(kind, client), prefix: `plain${n}:` });
+            await plain.init({ windowMs: 1000 });
+            await plain.increment('k');
+            await sleep(300);
+            assert.ok((await plain.increment('k')).resetTime.getTime() - Date.now() < 750);
+          });
+
+          it('one command a hit: RATE.FIXED with the module, the script without it', async () => {
+            const [, ours, i] = await both(5000);
+            await raw(client, 'CONFIG', 'RESETSTAT');
+            await ours.increment('k');
+            await ours.increment('k');
+            const stats = String(await raw(client, 'INFO', 'commandstats'));
+            if (module) {
+              assert.match(stats, /cmdstat_rate\.fixed:calls=2,/);
+              assert.doesNotMatch(stats, /cmdstat_eval/);
+            } else {
+              assert.doesNotMatch(stats, /cmdstat_rate\.fixed/);
+              assert.match(stats, /cmdstat_evalsha:calls=2,/);
+            }
+            assert.equal(await raw(client, 'GET', `ours${i}:k`), '2');
+          });
+
+          it('behind express-rate-limit: the same statuses and headers as rate-limit-redis', async () => {
+            n += 1;
+            const sendCommand = sendCommandOf(kind, client);
+            const apps = [];
+            for (const store of [new StockStore({ sendCommand, prefix: `appstock${n}:` }), new RedisStore({ sendCommand, prefix: `appours${n}:` })]) {
+              const app = express();
+              app.use(rateLimit({ windowMs: 4000, limit: 2, standardHeaders: 'draft-7', legacyHeaders: true, store, validate: false }));
+              app.get('/', (_req, res) => res.send('ok'));
+              const listener = await new Promise((resolve) => {
+                const s = app.listen(0, '127.0.0.1', () => resolve(s));
+              });
+              apps.push(listener);
+            }
+            try {
+              for (let hit = 0; hit < 4; hit++) {
+                const [a, b] = await Promise.all(apps.map(async (listener) => {
+                  const response = await fetch(`http://127.0.0.1:${listener.address().port}/`);
+                  const headers = Object.fromEntries([...response.headers].filter(([name]) => /ratelimit|retry-after/i.test(name)));
+                  return { status: response.status, body: await response.text(), headers };
+                }));
+                // Reset times are whole seconds rounded up: the two may fall either side of a second.
+                const resets = (r) => [Number(/reset=(\d+)/.exec(r.headers.ratelimit)?.[1]), Number(r.headers['x-ratelimit-reset']), Number(r.headers['retry-after'] ?? 0)];
+                for (const [x, y] of resets(b).map((v, j) => [v, resets(a)[j]])) assert.ok(Math.abs(x - y) <= 1, `hit ${hit}: reset ${x} vs ${y}`);
+                const strip = (r) => ({ ...r, headers: { ...r.headers, ratelimit: r.headers.ratelimit.replace(/reset=\d+/, ''), 'x-ratelimit-reset': '', 'retry-after': '' } });
+                assert.deepEqual(strip(b), strip(a), `hit ${hit}`);
+              }
+            } finally {
+              for (const listener of apps) listener.close();
+            }
+          });
+        });
+      }
+    }
+  }
+});
+
+// After the suites above (the cluster's set-up blocks the event loop while it runs).
+for (const flavor of flavors().slice(0, 1)) {
+  describe(`express-rate-limit store on a ${flavor.name} cluster with node-redis (sendCommandCluster)`, () => {
+    let cluster;
+    let client;
+    before(async () => {
+      cluster = await startCluster(flavor.path);
+      client = await CLUSTER_CLIENTS['node-redis'](cluster);
+    });
+    after(async () => {
+      await closeClient(client);
+      await cluster.stop();
+    });
+
+    it('each key on its node, as rate-limit-redis routes it', async () => {
+      const sendCommandCluster = ({ key, isReadOnly, command }) => client.sendCommand(key, isReadOnly, command);
+      const ours = new RedisStore({ sendCommandCluster, prefix: 'o:' });
+      const theirs = new StockStore({ sendCommandCluster, prefix: 's:' });
+      await ours.init({ windowMs: 5000 });
+      await theirs.init({ windowMs: 5000 });
+      for (let i = 0; i < 12; i++) {
+        for (let hit = 1; hit <= 2; hit++) {
+          const [a, b] = await Promise.all([theirs.increment(`ip${i}`), ours.increment(`ip${i}`)]);
+          assert.equal(b.totalHits, hit);
+          assert.equal(b.totalHits, a.totalHits);
+        }
+        await ours.decrement(`ip${i}`);
+        assert.equal((await ours.get(`ip${i}`)).totalHits, 1);
+        await ours.resetKey(`ip${i}`);
+        assert.equal((await ours.get(`ip${i}`)).totalHits, 0);
+      }
+    });
+  });
+}
