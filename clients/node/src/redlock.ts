@@ -263,7 +263,7 @@ class Redlock extends EventEmitter {
     const closing = this.servers.map(async (client) => {
       const server = this.known.get(client);
       if (server?.connection) await server.connection.close().catch(() => undefined);
-      return client.quit();
+      return typeof client.quit === 'function' ? client.quit() : client.close();
     });
     return settle(Promise.all(closing), callback);
   }

@@ -1,0 +1,172 @@
+// redis-recipes/redlock beside the stock redlock 4.2.0 on the same keys: each refuses what the other holds, each
+// releases and extends by the right value only, several resources are taken all or nothing, and with one server a
+// contended lock is handed over in the server's queue, first come first served, without polling.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const Stock = require('redlock');
+const Redlock = require('redis-recipes/redlock');
+const { LockError } = Redlock;
+
+const QUICK = { retryCount: 1, retryDelay: 20, retryJitter: 0 };
+
+async function calls(client, command) {
+  const stats = String(await raw(client, 'INFO', 'commandstats'));
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
+for (const flavor of flavors()) {
+  for (const module of [true, false]) {
+    for (const kind of Object.keys(CLIENTS)) {
+      describe(`redlock drop-in on ${flavor.name} ${module ? 'with' : 'without'} the module, ${kind}`, () => {
+        let server;
+        let client; // the drop-in's
+        let stockClient; // the stock redlock's: ioredis (it needs eval with a callback)
+        let ours;
+        let stock;
+        before(async () => {
+          server = await startServer(flavor.path, { module });
+          client = await CLIENTS[kind](server);
+          stockClient = await CLIENTS.ioredis(server);
+          ours = new Redlock([client], QUICK);
+          stock = new Stock([stockClient], QUICK);
+        });
+        after(async () => {
+          await ours.quit().catch(() => undefined);
+          await closeClient(stockClient);
+          await server.stop();
+        });
+
+        it('stores what the stock redlock stores; each refuses what the other holds', async () => {
+          const theirs = await stock.lock('side:1', 10_000);
+          await assert.rejects(ours.lock('side:1', 1000), (error) => {
+            assert.ok(error instanceof LockError);
+            assert.equal(error.attempts, 2);
+            assert.equal(error.message, 'Exceeded 1 attempts to lock the resource "side:1".');
+            return true;
+          });
+          assert.equal(await raw(stockClient, 'GET', 'side:1'), theirs.value);
+          // The stock redlock's lock released by the drop-in, by its value only.
+          const wrong = new Redlock.Lock(ours, 'side:1', 'not-the-value', Date.now() + 5000, 1, 0);
+          await assert.rejects(wrong.unlock(), LockError);
+          assert.equal(await raw(stockClient, 'GET', 'side:1'), theirs.value);
+          await ours.unlock(new Redlock.Lock(ours, 'side:1', theirs.value, Date.now() + 5000, 1, 0));
+          assert.equal(await raw(stockClient, 'EXISTS', 'side:1'), 0);
+
+          const mine = await ours.lock('side:1', 5000);
+          assert.equal(mine.attempts, 1);
+          assert.equal(mine.attemptsRemaining, 0);
+          assert.match(mine.value, /^[0-9a-f]{32}$/);
+          assert.equal(await raw(stockClient, 'GET', 'side:1'), mine.value);
+          const pttl = Number(await raw(stockClient, 'PTTL', 'side:1'));
+          assert.ok(pttl > 4000 && pttl <= 5000, `lease ${pttl}`);
+          assert.ok(mine.expiration <= Date.now() + 5000 - 50 && mine.expiration > Date.now() + 4000);
+          await assert.rejects(stock.lock('side:1', 1000), Stock.LockError);
+          // The stock redlock extends and releases the drop-in's lock by its value.
+          const same = new Stock.Lock(stock, 'side:1', mine.value, Date.now() + 4000, 1, 0);
+          await stock.extend(same, 20_000);
+          assert.ok(Number(await raw(stockClient, 'PTTL', 'side:1')) > 19_000);
+          await stock.unlock(same);
+          assert.equal(await raw(stockClient, 'EXISTS', 'side:1'), 0);
+          await assert.rejects(mine.unlock(), LockError, 'already released');
+          await assert.rejects(mine.extend(1000), (error) => error instanceof LockError && error.attempts === 0);
+        });
+
+        it('takes several resources all or nothing', async () => {
+          const theirs = await stock.lock('multi:2', 10_000);
+          await assert.rejects(ours.lock(['multi:1', 'multi:2', 'multi:3'], 5000), LockError);
+          assert.equal(await raw(stockClient, 'EXISTS', 'multi:1', 'multi:3'), 0, 'nothing taken');
+          await stock.unlock(theirs);
+          const mine = await ours.lock(['multi:1', 'multi:2', 'multi:3'], 5000);
+          assert.deepEqual(mine.resource, ['multi:1', 'multi:2', 'multi:3']);
+          for (const key of mine.resource) assert.equal(await raw(stockClient, 'GET', key), mine.value);
+          await assert.rejects(stock.lock(['multi:3', 'multi:4'], 1000), Stock.LockError);
+          assert.equal(await raw(stockClient, 'EXISTS', 'multi:4'), 0);
+          // Extended together, and only while every one is still the lock's.
+          const extended = await mine.extend(30_000);
+          assert.equal(extended, mine);
+          for (const key of mine.resource) assert.ok(Number(await raw(stockClient, 'PTTL', key)) > 29_000);
+          await raw(stockClient, 'SET', 'multi:2', 'someone-else');
+          await assert.rejects(mine.extend(60_000), LockError);
+          assert.equal(await raw(stockClient, 'GET', 'multi:2'), 'someone-else');
+          // As redlock does, a failed extension releases what the lock still held.
+          assert.equal(await raw(stockClient, 'EXISTS', 'multi:1', 'multi:3'), 0);
+          await raw(stockClient, 'DEL', 'multi:1', 'multi:2', 'multi:3');
+        });
+
+        it('answers callbacks, and emits clientError for a key of another type', async () => {
+          await raw(stockClient, 'SADD', 'typed', 'x');
+          const errors = [];
+          const listener = (error) => errors.push(error);
+          ours.on('clientError', listener);
+          const error = await new Promise((resolve) => ours.lock('typed', 1000, (e) => resolve(e)));
+          ours.removeListener('clientError', listener);
+          assert.ok(error instanceof LockError);
+          assert.equal(errors.length, 2, 'one per attempt');
+          assert.match(errors[0].message, /^WRONGTYPE/);
+          assert.equal(await raw(stockClient, 'TYPE', 'typed'), 'set');
+          const lock = await new Promise((resolve, reject) =>
+            ours.lock('cb', 1000, (e, l) => (e ? reject(e) : resolve(l))));
+          await new Promise((resolve, reject) => lock.unlock((e) => (e ? reject(e) : resolve())));
+        });
+
+        it(module ? 'waits in the server: handed over first come first served, without polling'
+          : 'retries as redlock does without the module', async () => {
+          const waiting = new Redlock([client], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+          const holder = await waiting.lock('fifo', 10_000);
+          const macquires = await calls(stockClient, 'lock\\.macquire');
+          const order = [];
+          const pending = [];
+          for (const name of ['a', 'b', 'c']) {
+            pending.push(waiting.lock('fifo', 10_000).then(async (lock) => {
+              order.push([name, Date.now()]);
+              await sleep(20);
+              await lock.unlock();
+              return lock;
+            }));
+            await sleep(30);
+          }
+          const released = Date.now();
+          await holder.unlock();
+          const locks = await Promise.all(pending);
+          if (module) {
+            assert.deepEqual(order.map(([name]) => name), ['a', 'b', 'c']);
+            // Each hand-over within a few ms of the release (redlock would poll every 200 ± 100 ms).
+            assert.ok(order[0][1] - released < 50, `first after ${order[0][1] - released} ms`);
+            assert.ok(order[2][1] - released < 20 * 3 + 100, `last after ${order[2][1] - released} ms`);
+            // One try and one wait each: no polling.
+            assert.equal(await calls(stockClient, 'lock\\.macquire') - macquires, 6);
+            for (const lock of locks) assert.ok(lock.attempts >= 2 && lock.attempts <= 11, `${lock.attempts}`);
+          } else {
+            assert.equal(new Set(order.map(([name]) => name)).size, 3);
+          }
+        });
+
+        if (module) {
+          it('a wait ends at the retries\' bound, or by its signal, leaving nothing queued or held', async () => {
+            const holder = await ours.lock('bound', 10_000);
+            const bounded = new Redlock([client], { retryCount: 2, retryDelay: 100, retryJitter: 50 });
+            const started = Date.now();
+            await assert.rejects(bounded.lock('bound', 1000), (error) => error.attempts === 3);
+            const took = Date.now() - started;
+            assert.ok(took >= 290 && took < 600, `${took} ms`);
+            const controller = new AbortController();
+            const pending = bounded.lockWithOptions('bound', 1000, { retryCount: -1, signal: controller.signal });
+            await sleep(100);
+            controller.abort();
+            await assert.rejects(pending, { name: 'AbortError' });
+            await holder.unlock();
+            assert.equal(await raw(stockClient, 'EXISTS', 'bound'), 0, 'the aborted wait got nothing');
+            const next = await ours.lock('bound', 1000);
+            assert.equal(next.attempts, 1);
+            await next.unlock();
+          });
+        }
+      });
+    }
+  }
+}
