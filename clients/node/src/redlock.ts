@@ -170,6 +170,9 @@ interface Answer {
   refused: boolean;
 }
 
+/** The most keys one module command names. */
+const MOST_KEYS = 1024;
+
 const SCRIPTS: Record<Step, ScriptName> = { lock: 'lockScript', unlock: 'unlockScript', extend: 'extendScript' };
 
 function isUnknownCommand(error: unknown): boolean {
@@ -396,7 +399,9 @@ class Redlock extends EventEmitter {
     try {
       const server = this.server(client);
       let reply: Reply;
-      if (!this.custom[step] && server.module !== false) {
+      // No resource, or more than a module command takes: the script, as redlock (no resource: a lock of nothing).
+      const fits = resources.length > 0 && resources.length <= MOST_KEYS;
+      if (!this.custom[step] && server.module !== false && fits) {
         try {
           reply = await (server.connection as Connection).send(this.command(step, resources, value, ttl), 2);
           server.module = true;

@@ -1,8 +1,9 @@
 // redlock 4.2.0's own test.js, unedited, run by its own mocha against `redis-recipes/redlock`: the package is
 // fetched at test time (`npm pack redlock@4.2.0`) into a temporary directory with its devDependencies (chai, mocha,
-// node-redis 3, ioredis 4) and bluebird; test/redlock-suite/shim.cjs makes its `require('./redlock')` load the
-// drop-in and points its clients (made for port 6379) at the test's server. Run on every server of the matrix,
-// with the module (module commands, a wait in the server for one server) and without it (the scripts).
+// node-redis 3, ioredis 4) and bluebird; scripts/redlock-suite-shim.cjs (outside test/, where Node's runner
+// would take it for a test) makes its `require('./redlock')` load the drop-in and points its clients (made for
+// port 6379) at the test's server. Run on every server of the matrix, with the module (module commands, a wait in
+// the server for one server) and without it (the scripts).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,7 +15,7 @@ import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DROPIN = join(HERE, '..', 'dist', 'redlock.js');
-const SHIM = join(HERE, 'redlock-suite', 'shim.cjs');
+const SHIM = join(HERE, '..', 'scripts', 'redlock-suite-shim.cjs');
 const VERSION = '4.2.0';
 // The cases of test.js: 56 for each of its four client sets. None is deselected.
 const CASES = 224;

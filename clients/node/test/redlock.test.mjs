@@ -96,6 +96,13 @@ for (const flavor of flavors()) {
           // As redlock does, a failed extension releases what the lock still held.
           assert.equal(await raw(stockClient, 'EXISTS', 'multi:1', 'multi:3'), 0);
           await raw(stockClient, 'DEL', 'multi:1', 'multi:2', 'multi:3');
+          // No resource at all: a lock of nothing, taken and released, as redlock's scripts answer.
+          for (const redlock of [ours, stock]) {
+            const none = await redlock.lock([], 1000);
+            assert.deepEqual(none.resource, []);
+            assert.equal(none.attempts, 1);
+            await none.unlock();
+          }
         });
 
         it('answers callbacks, and emits clientError for a key of another type', async () => {

@@ -1,4 +1,5 @@
-// Glue preloaded into mocha (`--require`) to run redlock 4.2.0's own test.js, unedited, against the drop-in:
+// Glue preloaded into mocha (`--require`) by test/redlock-suite.test.mjs to run redlock 4.2.0's own test.js,
+// unedited, against the drop-in:
 // - its `require('./redlock')` loads `redis-recipes/redlock` (REDLOCK_DROPIN: the built dist/redlock.js);
 // - `bluebird` is one copy for the test and the drop-in (bluebird's `Promise.using` knows its own disposers only);
 // - its clients, made without a port (node-redis 3's `createClient()`, ioredis 4's `new Redis()`), connect to the
