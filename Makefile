@@ -23,7 +23,7 @@ test_env = export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-serv
 OLDEST_REDIS_PY := 5.0.0
 OLDEST_VENV := .venv-oldest
 
-.PHONY: help deps redis8-deps build run test test-oldest oldest-venv bench stress fixtures lint clean
+.PHONY: help deps redis8-deps node-deps node-build build run test test-node test-oldest oldest-venv bench stress fixtures lint clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -54,6 +54,17 @@ redis8-deps: ## install what building Redis 8.6 from source needs
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
 
+# The Node.js package (clients/node): Debian's nodejs and npm when the machine
+# has no node; its dependencies from the committed lockfile (npm ci, from the
+# registry the machine's npm configuration names), then the TypeScript build.
+node-deps:
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+	  echo "installing: nodejs npm"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; }
+
+node-build: node-deps
+	cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
+
 build: deps ## build the module (target/release/librecipes.so)
 	$(CARGO) build --release
 
@@ -67,12 +78,16 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 # bounds), then in $(OLDEST_VENV) with the oldest (test-oldest).
 # RECIPES_REQUIRE_SERVERS=1: a server that is missing fails the run (a plain
 # `cargo test` or `pytest` skips its tests instead).
-test: build redis8-deps oldest-venv ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, then the Python package on the newest and the oldest redis-py
+test: build redis8-deps oldest-venv node-build ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package
 	@$(call pip_install,--upgrade "./clients/python[test]" redis)
 	redis8=$(redis8_server) && $(test_env) && \
 	$(CARGO) test --release && \
 	python3 -m pytest clients/python/tests -q -p no:cacheprovider && \
-	$(oldest_pytest)
+	$(oldest_pytest) && \
+	(cd clients/node && npm test)
+
+test-node: build redis8-deps node-build ## the Node.js package's tests (Node's test runner) on the three servers
+	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
 
 # The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py it
 # claims, in $(OLDEST_VENV). Every test but the peer suites
@@ -119,7 +134,7 @@ fixtures: build ## write this release's upgrade fixtures (tests/fixtures/<versio
 # Cargo.toml's [lints] (unsafe blocks documented, no unsafe call outside one)
 # hold for clippy too; the Python package: ruff (pyproject.toml) and mypy
 # --strict.
-lint: deps ## cargo fmt --check, clippy -D warnings, ruff and mypy --strict on the Python package
+lint: deps node-build ## cargo fmt --check, clippy -D warnings, ruff and mypy --strict on the Python package; the Node package's strict TypeScript build
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")
