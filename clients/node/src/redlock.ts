@@ -154,6 +154,11 @@ interface Server {
   client: AnyClient;
   connection?: Connection;
   module?: boolean;
+  /**
+   * The client's key prefix (ioredis's `keyPrefix`, node-redis 3's `prefix`): the clients add it to the keys of
+   * the scripts, not to those of commands they do not know, nor on the connections for waits; added here.
+   */
+  prefix: string;
 }
 
 /** What one server answered to one step. */
@@ -365,7 +370,9 @@ class Redlock extends EventEmitter {
   private server(client: AnyClient): Server {
     let server = this.known.get(client);
     if (!server) {
-      server = { client };
+      const options = client?.options ?? {};
+      const prefix = options.keyPrefix ?? options.redisOptions?.keyPrefix ?? options.prefix ?? '';
+      server = { client, prefix: typeof prefix === 'string' ? prefix : String(prefix) };
       this.known.set(client, server);
     }
     if (!server.connection) {
@@ -386,8 +393,8 @@ class Redlock extends EventEmitter {
   }
 
   /** The module command of a step. */
-  private command(step: Step, resources: string[], value: string, ttl?: number): Arg[] {
-    const keys: Arg[] = [resources.length, ...resources, value];
+  private command(server: Server, step: Step, resources: string[], value: string, ttl?: number): Arg[] {
+    const keys: Arg[] = [resources.length, ...resources.map((key) => server.prefix + key), value];
     if (step === 'lock') return ['LOCK.MACQUIRE', ...keys, 'PX', ttl as number, 'NX'];
     if (step === 'extend') return ['LOCK.MEXTEND', ...keys, 'PX', ttl as number];
     return ['LOCK.MRELEASEIF', ...keys];
@@ -403,7 +410,7 @@ class Redlock extends EventEmitter {
       const fits = resources.length > 0 && resources.length <= MOST_KEYS;
       if (!this.custom[step] && server.module !== false && fits) {
         try {
-          reply = await (server.connection as Connection).send(this.command(step, resources, value, ttl), 2);
+          reply = await (server.connection as Connection).send(this.command(server, step, resources, value, ttl), 2);
           server.module = true;
           answer.module = true;
         } catch (error) {
@@ -518,11 +525,11 @@ class Redlock extends EventEmitter {
   ): Promise<'granted' | 'timeout' | 'error'> {
     const server = this.server(this.servers[0]);
     const connection = server.connection as Connection;
-    const release = this.command('unlock', resources, value);
-    const args = [...this.command('lock', resources, value, ttl)];
+    const release = this.command(server, 'unlock', resources, value);
+    const args = this.command(server, 'lock', resources, value, ttl);
     args.splice(args.length - 1, 0, 'WAIT', Math.max(1, Math.ceil(Math.min(waitMs, FOREVER))));
     try {
-      const reply = await connection.wait(args, resources[0], waitMs, {
+      const reply = await connection.wait(args, server.prefix + resources[0], waitMs, {
         signal,
         undo: () => connection.send(release, 2),
       });

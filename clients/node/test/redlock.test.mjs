@@ -11,6 +11,7 @@ const require = createRequire(import.meta.url);
 const Stock = require('redlock');
 const Redlock = require('redis-recipes/redlock');
 const { LockError } = Redlock;
+const { connectionOf } = require('redis-recipes');
 
 const QUICK = { retryCount: 1, retryDelay: 20, retryJitter: 0 };
 
@@ -152,6 +153,42 @@ for (const flavor of flavors()) {
             assert.equal(new Set(order.map(([name]) => name)).size, 3);
           }
         });
+
+        if (kind === 'ioredis') {
+          it('uses the keys the stock redlock uses under ioredis\'s keyPrefix, waits included', async () => {
+            const prefixed = await CLIENTS.ioredis(server, { keyPrefix: 'app:' });
+            const stockPrefixed = await CLIENTS.ioredis(server, { keyPrefix: 'app:' });
+            try {
+              const mine = new Redlock([prefixed], QUICK);
+              const theirs = new Stock([stockPrefixed], QUICK);
+              const held = await theirs.lock('pre', 10_000);
+              assert.equal(await raw(stockClient, 'GET', 'app:pre'), held.value);
+              await assert.rejects(mine.lock('pre', 1000), LockError);
+              await theirs.unlock(held);
+              const lock = await mine.lock(['pre', 'pre2'], 10_000);
+              assert.equal(await raw(stockClient, 'GET', 'app:pre'), lock.value);
+              assert.equal(await raw(stockClient, 'GET', 'app:pre2'), lock.value);
+              assert.equal(await raw(stockClient, 'EXISTS', 'pre', 'pre2'), 0);
+              await assert.rejects(theirs.lock('pre2', 1000), Stock.LockError);
+              // A waiter on the prefixed keys gets them when the holder lets go.
+              const waiting = new Redlock([prefixed], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+              const next = waiting.lock('pre2', 10_000);
+              await sleep(50);
+              const released = Date.now();
+              await lock.extend(20_000);
+              await lock.unlock();
+              const got = await next;
+              assert.ok(Date.now() - released < (module ? 100 : 400));
+              assert.equal(await raw(stockClient, 'GET', 'app:pre2'), got.value);
+              await got.unlock();
+              assert.equal(await raw(stockClient, 'EXISTS', 'app:pre', 'app:pre2'), 0);
+            } finally {
+              await connectionOf(prefixed).close();
+              await closeClient(prefixed);
+              await closeClient(stockPrefixed);
+            }
+          });
+        }
 
         if (module) {
           it('a wait ends at the retries\' bound, or by its signal, leaving nothing queued or held', async () => {
