@@ -1,6 +1,6 @@
 // The stock redlock 4.2.0 against redis-recipes/redlock under contention: 8 async workers (a client each, as 8
 // processes would have), each taking one lock 200 times around a 1 ms critical section. The wait is the time from
-// lock() to holding the lock. Prints markdown tables (bench/results/redlock.md).
+// lock() to holding the lock. Three rounds of each, interleaved. Prints markdown tables (bench/results/redlock.md).
 //
 //   node bench/redlock.mjs            (after `npm ci && npm run build` in clients/node; servers from the environment:
 //                                      REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER, RECIPES_MODULE, as for the tests)
@@ -20,6 +20,12 @@ const Redis = require('ioredis');
 const WORKERS = 8;
 const ROUNDS = 200;
 const TTL = 1000;
+const ROUNDS_OF_EACH = 3;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
 
 async function freePort() {
   return new Promise((resolve) => {
@@ -115,12 +121,19 @@ for (const [variable] of FLAVORS) {
   const server = await start(path);
   const name = variable === 'VALKEY_SERVER' ? 'Valkey' : 'Redis';
   lines.push(`### ${name} ${server.version}: ${WORKERS} workers × ${ROUNDS} critical sections of 1 ms, one lock`, '');
-  lines.push('| lock | total s | locks/s | p50 wait ms | p99 wait ms | longest wait ms | LockErrors |');
+  lines.push('| lock | total s | locks/s | p50 wait ms | p99 wait ms | longest wait ms (range) | LockErrors |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|');
-  for (const [label, Redlock, options] of VARIANTS) {
-    const r = await run(server.port, Redlock, options);
-    lines.push(`| ${label} | ${r.seconds.toFixed(2)} | ${Math.round(r.rate)} | ${r.p50.toFixed(1)} | ` +
-      `${r.p99.toFixed(1)} | ${Math.round(r.max)} | ${r.failures} |`);
+  // Rounds interleaved (the machine is shared): each cell the median of the rounds, the longest wait's range too.
+  const results = VARIANTS.map(() => []);
+  for (let round = 0; round < ROUNDS_OF_EACH; round++) {
+    for (const [i, [, Redlock, options]] of VARIANTS.entries()) results[i].push(await run(server.port, Redlock, options));
+  }
+  for (const [i, [label]] of VARIANTS.entries()) {
+    const m = (key) => median(results[i].map((r) => r[key]));
+    const maxes = results[i].map((r) => Math.round(r.max));
+    lines.push(`| ${label} | ${m('seconds').toFixed(2)} | ${Math.round(m('rate'))} | ${m('p50').toFixed(1)} | ` +
+      `${m('p99').toFixed(1)} | ${Math.round(m('max'))} (${Math.min(...maxes)}–${Math.max(...maxes)}) | ` +
+      `${results[i].map((r) => r.failures).join(', ')} |`);
   }
   lines.push('');
   server.stop();
