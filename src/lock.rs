@@ -23,7 +23,7 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors;
 use crate::common::family::FamilySpec;
@@ -329,6 +329,7 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
             keyword: c"FENCE",
             from: 3,
         },
+        find: FindKeys::One,
     },
 ];
 const RELEASE_KEY: &[KeySpec] = &[KeySpec {
@@ -336,6 +337,7 @@ const RELEASE_KEY: &[KeySpec] = &[KeySpec {
         | raw::REDISMODULE_CMD_KEY_ACCESS
         | raw::REDISMODULE_CMD_KEY_DELETE,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 }];
 const EXTEND_KEY: &[KeySpec] = &[UPDATES_FIRST];
 
