@@ -214,3 +214,65 @@ for (const flavor of flavors()) {
     }
   }
 }
+
+for (const flavor of flavors()) {
+  describe(`redlock drop-in over three servers on ${flavor.name}, two with the module and one without`, () => {
+    let servers;
+    let clients;
+    let stockClients;
+    before(async () => {
+      servers = [await startServer(flavor.path), await startServer(flavor.path, { module: false }),
+        await startServer(flavor.path)];
+      // The third server is stopped midway: its client gives up at once rather than reconnecting (redlock, stock
+      // or not, waits for every server's answer).
+      clients = [await CLIENTS['node-redis'](servers[0]), await CLIENTS.ioredis(servers[1]),
+        await CLIENTS.ioredis(servers[2], { retryStrategy: () => null, maxRetriesPerRequest: 0 })];
+      clients[2].on('error', () => undefined);
+      stockClients = await Promise.all(servers.map((s) => CLIENTS.ioredis(s)));
+    });
+    after(async () => {
+      for (const client of clients) await connectionOf(client).close();
+      for (const client of [...clients, ...stockClients]) await closeClient(client).catch(() => undefined);
+      for (const server of servers) await server.stop();
+    });
+
+    it('keeps redlock\'s quorum: each server its own way, agreeing with the stock redlock, surviving one down', async () => {
+      const ours = new Redlock(clients, QUICK);
+      const stock = new Stock(stockClients, QUICK);
+      const lock = await ours.lock(['q:1', 'q:2'], 10_000);
+      for (const client of stockClients) {
+        assert.equal(await raw(client, 'GET', 'q:1'), lock.value);
+        assert.equal(await raw(client, 'GET', 'q:2'), lock.value);
+      }
+      assert.equal(await calls(stockClients[0], 'lock\\.macquire'), 1);
+      assert.equal(await calls(stockClients[1], 'lock\\.macquire'), 0);
+      assert.ok(await calls(stockClients[1], 'evalsha') + await calls(stockClients[1], 'eval') >= 1);
+      await assert.rejects(stock.lock('q:2', 1000), Stock.LockError);
+      // Held on one server only by someone else: a quorum (two of three) is still had.
+      await raw(stockClients[2], 'SET', 'q:3', 'other', 'PX', 10_000);
+      const two = await ours.lock('q:3', 10_000);
+      assert.equal(await raw(stockClients[2], 'GET', 'q:3'), 'other');
+      assert.equal(await raw(stockClients[0], 'GET', 'q:3'), two.value);
+      await two.unlock(); // released on two servers of three: a quorum
+      assert.equal(await raw(stockClients[2], 'GET', 'q:3'), 'other');
+      assert.equal(await raw(stockClients[0], 'EXISTS', 'q:3'), 0);
+      // Held on two: no quorum; the server that granted it is given it back.
+      await raw(stockClients[1], 'SET', 'q:4', 'other', 'PX', 10_000);
+      await raw(stockClients[2], 'SET', 'q:4', 'other', 'PX', 10_000);
+      await assert.rejects(ours.lock('q:4', 10_000), LockError);
+      assert.equal(await raw(stockClients[0], 'EXISTS', 'q:4'), 0);
+      await lock.unlock();
+      for (const client of stockClients) assert.equal(await raw(client, 'EXISTS', 'q:1', 'q:2'), 0);
+      // One server down: the other two still make a quorum; its errors are emitted.
+      const errors = [];
+      ours.on('clientError', (error) => errors.push(error));
+      await servers[2].stop();
+      const still = await ours.lock('q:5', 10_000);
+      assert.ok(errors.length >= 1);
+      await still.extend(20_000);
+      assert.ok(Number(await raw(stockClients[0], 'PTTL', 'q:5')) > 19_000);
+      await still.unlock();
+      assert.equal(await raw(stockClients[1], 'EXISTS', 'q:5'), 0);
+    });
+  });
+}
