@@ -149,11 +149,17 @@ interface LockOptions {
 type ScriptName = 'lockScript' | 'unlockScript' | 'extendScript';
 type Step = 'lock' | 'unlock' | 'extend';
 
-/** One server: the application's client, its connection, and whether it has the module (unknown at first). */
+/**
+ * Whether a client's server has the module's commands: learnt from the first answer to one of them (an "unknown
+ * command" error: no), once per client for every Redlock built on it. A server that loses the module later is
+ * noticed by the next "unknown command"; one that gains it is not (a new client is).
+ */
+const HAS_MODULE = new WeakMap<object, boolean>();
+
+/** One server: the application's client and its connection. */
 interface Server {
   client: AnyClient;
   connection?: Connection;
-  module?: boolean;
   /**
    * The client's key prefix (ioredis's `keyPrefix`, node-redis 3's `prefix`): the clients add it to the keys of
    * the scripts, not to those of commands they do not know, nor on the connections for waits; added here.
@@ -408,17 +414,17 @@ class Redlock extends EventEmitter {
       let reply: Reply;
       // No resource, or more than a module command takes: the script, as redlock (no resource: a lock of nothing).
       const fits = resources.length > 0 && resources.length <= MOST_KEYS;
-      if (!this.custom[step] && server.module !== false && fits) {
+      if (!this.custom[step] && HAS_MODULE.get(client) !== false && fits) {
         try {
           reply = await (server.connection as Connection).send(this.command(server, step, resources, value, ttl), 2);
-          server.module = true;
+          HAS_MODULE.set(client, true);
           answer.module = true;
         } catch (error) {
           if (isUnknownCommand(error)) {
-            server.module = false;
+            HAS_MODULE.set(client, false);
           } else {
             // Any other answer to a module command proves the module is there.
-            if (isReplyError(error)) server.module = true;
+            if (isReplyError(error)) HAS_MODULE.set(client, true);
             answer.module = true;
             throw error;
           }
