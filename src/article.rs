@@ -21,7 +21,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST, UPDATED,
+    UPDATES_FIRST,
 };
 use crate::common::config::Setting;
 use crate::common::errors;
@@ -391,6 +392,7 @@ const CREATE_KEYS: &[KeySpec] = &[
     KeySpec {
         flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
         begin: BeginSearch::Index(1),
+        find: FindKeys::One,
     },
     KeySpec {
         flags: UPDATED,
@@ -398,6 +400,7 @@ const CREATE_KEYS: &[KeySpec] = &[
             keyword: c"SLUG",
             from: 5,
         },
+        find: FindKeys::One,
     },
 ];
 const READ_ARTICLE: &[KeySpec] = &[READS_FIRST];
@@ -407,12 +410,14 @@ const SETSLUG_KEYS: &[KeySpec] = &[
     KeySpec {
         flags: UPDATED,
         begin: BeginSearch::Index(2),
+        find: FindKeys::One,
     },
 ];
 const DELETE_KEYS: &[KeySpec] = &[
     KeySpec {
         flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_DELETE,
         begin: BeginSearch::Index(1),
+        find: FindKeys::One,
     },
     KeySpec {
         flags: raw::REDISMODULE_CMD_KEY_RW
@@ -422,6 +427,7 @@ const DELETE_KEYS: &[KeySpec] = &[
             keyword: c"SLUG",
             from: 2,
         },
+        find: FindKeys::One,
     },
 ];
 

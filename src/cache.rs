@@ -15,7 +15,9 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, single, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST,
+};
 use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -166,11 +168,13 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
 const WRITE_KEY: &[KeySpec] = &[KeySpec {
     flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 }];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const HASH_KEY: &[KeySpec] = &[KeySpec {
     flags: raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 }];
 
 const LEASE: &[ArgSpec] = &[

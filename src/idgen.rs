@@ -17,7 +17,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, READS_FIRST, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST, UPDATED,
+    UPDATES_FIRST,
 };
 use crate::common::errors;
 use crate::common::family::FamilySpec;
@@ -214,6 +215,7 @@ const ASSIGN_KEYS: &[KeySpec] = &[
     KeySpec {
         flags: UPDATED,
         begin: BeginSearch::Index(2),
+        find: FindKeys::One,
     },
     KeySpec {
         flags: UPDATED,
@@ -221,6 +223,7 @@ const ASSIGN_KEYS: &[KeySpec] = &[
             keyword: c"REVERSE",
             from: 4,
         },
+        find: FindKeys::One,
     },
 ];
 const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);

@@ -13,9 +13,16 @@
 //! events), or by its TTL running out (a timer at the expiry time, so the
 //! hand-off does not wait for the server's expire cycle); the oldest waiter
 //! then gets it as the acquisition it asked for.
+//!
+//! Several keys at once (`LOCK.MACQUIRE`, `LOCK.MRELEASEIF`, `LOCK.MEXTEND`,
+//! what `redlock`'s scripts do): all or nothing. A client waiting for several
+//! keys queues on one that is busy; offered that key, it takes every key if
+//! all are free, else moves to the queue of the key still busy, in its place
+//! by arrival (see the README for what that rule guarantees).
 
 #![forbid(unsafe_code)]
 
+use std::collections::HashSet;
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
@@ -23,12 +30,12 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
 use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
-use crate::common::ffi::key::{Key, Kind};
+use crate::common::ffi::key::{Key, Kind, OpenKeys};
 use crate::common::ffi::replicate::{self, Word};
 use crate::common::ffi::strings::OwnedString;
 use crate::common::reply::{Replied, Reply};
@@ -44,18 +51,37 @@ const FENCE: OptSpec = OptSpec::valued("FENCE");
 const ADD: OptSpec = OptSpec::flag("ADD");
 const NX: OptSpec = OptSpec::flag("NX");
 
+/// The most keys one call of `LOCK.MACQUIRE`, `LOCK.MRELEASEIF` or
+/// `LOCK.MEXTEND` names.
+pub const MOST_KEYS: usize = 1024;
+
 /// What a grant must do; a waiter carries it until its turn.
 pub struct Request {
     token: Vec<u8>,
     /// The lease in milliseconds, counted from the grant; `None` = no TTL.
     lease: Option<i64>,
     fence: Option<Vec<u8>>,
+    /// A `LOCK.MACQUIRE`: every key it takes (the queue's key among them).
+    all: Option<AllKeys>,
 }
 
-/// What a hand-off gave a waiter: its token, until its lease's end.
+/// The keys of a `LOCK.MACQUIRE` waiter.
+pub struct AllKeys {
+    /// Each key once.
+    names: Vec<Vec<u8>>,
+    /// `NX`: only free keys are taken (else the token's own too).
+    nx: bool,
+    /// The reply of the grant: numkeys as given.
+    reply: i64,
+}
+
+/// What a hand-off gave a waiter: its token, until its lease's end, on the
+/// queue's key or, for a `LOCK.MACQUIRE`, on the keys in `taken` (those it
+/// found free: a key its token held already keeps the lease the grant gave).
 pub struct Handed {
     token: Vec<u8>,
     expire_at: Option<i64>,
+    taken: Option<Vec<Vec<u8>>>,
 }
 
 /// LOCK's waits (see `common/wait/`).
@@ -75,6 +101,9 @@ impl Waitable for Locks {
     /// A free lock goes to the waiter, as the acquisition it asked for; a
     /// held one is looked at again just after its lease ends.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
+        if let Some(all) = &request.all {
+            return offer_all(ctx, name, request, all);
+        }
         let mut lock = Key::write(ctx, name);
         if lock.kind() != Kind::Empty {
             // A key expires once its time has passed, so look 1 ms after.
@@ -85,7 +114,7 @@ impl Waitable for Locks {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let mut fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        let granted = lease_end(request.lease).and_then(|expire_at| {
+        let granted = lease_end("lock.acquire", request.lease).and_then(|expire_at| {
             let reply = grant(
                 ctx,
                 &mut lock,
@@ -97,6 +126,7 @@ impl Waitable for Locks {
             let handed = Handed {
                 token: request.token.clone(),
                 expire_at,
+                taken: None,
             };
             Ok(Take::Got((reply, handed)))
         });
@@ -105,17 +135,25 @@ impl Waitable for Locks {
 
     /// A hand-off whose reply never reached the waiter: the lock is released
     /// if that grant still holds it (the fencing token it took stays used:
-    /// fences only rise). Replicated as `DEL key`.
+    /// fences only rise). Replicated as `DEL key`. A `LOCK.MACQUIRE` grant gives back each key it took free and still
+    /// holds; the queues of those but `name` are served here.
     fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
-        let mut lock = Key::write(ctx, name);
-        let held = matches!(lock.string(), Ok(Some(token)) if token == handed.token.as_slice())
-            && lock.expire_at() == handed.expire_at;
-        if held {
-            lock.delete();
-            lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
-            replicate::effect(ctx, c"DEL", &[Word::Arg(name)]);
+        let Some(taken) = &handed.taken else {
+            return revoke_one(ctx, name, handed);
+        };
+        let mut freed = Vec::new();
+        for other in taken {
+            let other = OwnedString::from_bytes(ctx, other);
+            if revoke_one(ctx, other.as_arg(), handed) {
+                freed.push(other);
+            }
         }
-        held
+        for other in &freed {
+            if other.as_bytes() != name.as_bytes() {
+                wait::serve_waiters::<Locks>(ctx, other.as_bytes(), (), Cause::Release);
+            }
+        }
+        !freed.is_empty()
     }
 
     fn count(event: Event) {
@@ -127,6 +165,80 @@ impl Waitable for Locks {
             Event::Served(Cause::Expiry) => HANDOFFS_EXPIRY.incr(),
         }
     }
+}
+
+/// Deletes `name` if the grant `handed` still holds it (its token, its
+/// lease's end). Replicated as `DEL key`.
+fn revoke_one(ctx: &Context, name: Arg, handed: &Handed) -> bool {
+    let mut lock = Key::write(ctx, name);
+    let held = matches!(lock.string(), Ok(Some(token)) if token == handed.token.as_slice())
+        && lock.expire_at() == handed.expire_at;
+    if held {
+        lock.delete();
+        lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+        replicate::effect(ctx, c"DEL", &[Word::Arg(name)]);
+    }
+    held
+}
+
+/// Offers a `LOCK.MACQUIRE` waiter its keys (`name`, its queue's key, among
+/// them): all of them if every one is free (or its token's, without `NX`);
+/// else it waits on `name` while `name` is busy, or moves to the first key
+/// that is.
+fn offer_all(ctx: &Context, name: Arg, request: &Request, all: &AllKeys) -> Offer<Handed> {
+    let names: Vec<OwnedString> = all
+        .names
+        .iter()
+        .map(|other| OwnedString::from_bytes(ctx, other))
+        .collect();
+    let mut locks: Vec<Key> = names
+        .iter()
+        .map(|other| Key::write(ctx, other.as_arg()))
+        .collect();
+    let holders: Vec<Holder> = locks
+        .iter()
+        .map(|lock| match lock.kind() {
+            Kind::Empty => Holder::Nobody,
+            Kind::String
+                if !all.nx
+                    && matches!(lock.string(), Ok(Some(held)) if held == request.token.as_slice()) =>
+            {
+                Holder::Caller
+            }
+            // Held by another token, or not a lock at all: busy until it goes.
+            _ => Holder::Other,
+        })
+        .collect();
+    let busy = |lock: &Key| lock.expire_at().map(|at| at.saturating_add(1));
+    let mut first_busy = None;
+    for (lock, holder) in locks.iter().zip(&holders) {
+        if *holder != Holder::Other {
+            continue;
+        }
+        if lock.name().as_bytes() == name.as_bytes() {
+            return Offer::Busy(busy(lock));
+        }
+        first_busy = first_busy.or(Some(lock));
+    }
+    if let Some(lock) = first_busy {
+        return Offer::Elsewhere(lock.name().as_bytes().to_vec(), busy(lock));
+    }
+    let granted = lease_end("lock.macquire", request.lease).and_then(|expire_at| {
+        let mut taken = Vec::new();
+        for (lock, holder) in locks.iter_mut().zip(holders) {
+            grant(ctx, lock, None, &request.token, expire_at, holder)?;
+            if holder == Holder::Nobody {
+                taken.push(lock.name().as_bytes().to_vec());
+            }
+        }
+        let handed = Handed {
+            token: request.token.clone(),
+            expire_at,
+            taken: Some(taken),
+        };
+        Ok(Take::Got((RedisValue::Integer(all.reply), handed)))
+    });
+    Offer::of(granted)
 }
 
 /// `LOCK.ACQUIRE key token [PX ms | EX s] [WAIT ms] [FENCE fencekey] [NX]`
@@ -166,7 +278,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             &mut lock,
             fence_key.as_mut(),
             token,
-            lease_end(lease)?,
+            lease_end("lock.acquire", lease)?,
             holder,
         )
         .map(Reply::from),
@@ -178,6 +290,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
                 token: token.to_vec(),
                 lease,
                 fence: fence.map(|fence| fence.as_bytes().to_vec()),
+                all: None,
             };
             let next = lock.expire_at().map(|at| at.saturating_add(1));
             Ok(
@@ -200,10 +313,8 @@ enum Holder {
 /// The end of a lease of `ms` from now (none without a lease). A lease ends
 /// at a time of this server's clock: replicated as its effect, with that
 /// absolute time.
-fn lease_end(lease: Option<i64>) -> Result<Option<i64>, RedisError> {
-    lease
-        .map(|ms| time::from_now("lock.acquire", ms))
-        .transpose()
+fn lease_end(command: &str, lease: Option<i64>) -> Result<Option<i64>, RedisError> {
+    lease.map(|ms| time::from_now(command, ms)).transpose()
 }
 
 /// Makes `token` the holder until `expire_at` and, with a fence key, the
@@ -320,6 +431,194 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     Ok(RedisValue::Integer(i64::from(extended)).into())
 }
 
+/// A call naming several keys: `numkeys key [key …] token rest…`.
+struct KeysCall<'a> {
+    /// The keys, each once, in the order first named (a key named twice is
+    /// one key, as in `redlock`'s scripts).
+    names: Vec<Arg<'a>>,
+    /// numkeys as given, repeats counted: a success's reply (`#KEYS`).
+    count: i64,
+    token: &'a [u8],
+    /// The arguments after the token.
+    rest: &'a [Arg<'a>],
+}
+
+/// Reads `numkeys key [key …] token` from argv index 1: numkeys between 1
+/// and [`MOST_KEYS`], that many keys, then a token.
+fn keys_call<'a>(args: &'a [Arg<'a>]) -> Result<KeysCall<'a>, RedisError> {
+    let [_, numkeys, after @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let count = numkeys.to_i64()?;
+    let n = usize::try_from(count)
+        .ok()
+        .filter(|n| (1..=MOST_KEYS).contains(n))
+        .ok_or_else(|| errors::NUMKEYS_RANGE.with(&[&MOST_KEYS]))?;
+    let (Some(keys), Some((token_arg, rest))) = (
+        after.get(..n),
+        after.get(n..).and_then(<[Arg]>::split_first),
+    ) else {
+        return Err(errors::NUMKEYS_MISMATCH.error());
+    };
+    let token = token(token_arg)?;
+    let mut seen = HashSet::with_capacity(n);
+    let names = keys
+        .iter()
+        .copied()
+        .filter(|key| seen.insert(key.as_bytes()))
+        .collect();
+    Ok(KeysCall {
+        names,
+        count,
+        token,
+        rest,
+    })
+}
+
+/// `LOCK.MACQUIRE numkeys key [key …] token [PX ms | EX s] [WAIT ms] [NX]`
+/// → numkeys when every key is now `token`'s, nil when any is another
+/// token's (with `NX`: when any exists) and nothing changed.
+fn macquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let call = keys_call(args)?;
+    let [px, ex, wait, fence, nx] = parse_options(call.rest, &[PX, EX, WAIT, FENCE, NX])?;
+    if fence.is_some() {
+        return Err(errors::MULTI_FENCE.error());
+    }
+    let lease = time::lease("lock.macquire", px, ex)?;
+    let wait = wait::parse_wait("lock.macquire", single(wait))?;
+    let nx = nx.is_some();
+
+    // Keys that came free while clients wait belong to the oldest of them.
+    for name in &call.names {
+        wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
+    }
+
+    let mut locks: Vec<Key> = call
+        .names
+        .iter()
+        .map(|name| Key::write(ctx, *name))
+        .collect();
+    let mut holders = Vec::with_capacity(locks.len());
+    for lock in &locks {
+        holders.push(match lock.string()? {
+            None => Holder::Nobody,
+            Some(held) if held == call.token && !nx => Holder::Caller,
+            Some(_) => Holder::Other,
+        });
+    }
+    let busy = holders.iter().position(|holder| *holder == Holder::Other);
+    let Some(busy) = busy else {
+        let expire_at = lease_end("lock.macquire", lease)?;
+        for (lock, holder) in locks.iter_mut().zip(holders) {
+            grant(ctx, lock, None, call.token, expire_at, holder)?;
+        }
+        return Ok(RedisValue::Integer(call.count).into());
+    };
+    let (Some(wait), Some(first_busy)) = (wait, locks.get(busy)) else {
+        return Ok(RedisValue::Null.into());
+    };
+    let name = first_busy.name().as_bytes();
+    let next = first_busy.expire_at().map(|at| at.saturating_add(1));
+    let request = Request {
+        token: call.token.to_vec(),
+        lease,
+        fence: None,
+        all: Some(AllKeys {
+            names: call
+                .names
+                .iter()
+                .map(|name| name.as_bytes().to_vec())
+                .collect(),
+            nx,
+            reply: call.count,
+        }),
+    };
+    Ok(wait::park::<Locks>(ctx, name, locks, request, wait, next).into())
+}
+
+/// `LOCK.MRELEASEIF numkeys key [key …] token` → how many keys `token` held,
+/// each deleted and handed to its oldest waiter.
+fn mrelease_if<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let call = keys_call(args)?;
+    if !call.rest.is_empty() {
+        return Err(errors::NUMKEYS_MISMATCH.error());
+    }
+    let mut locks: Vec<Key> = call
+        .names
+        .iter()
+        .map(|name| Key::write(ctx, *name))
+        .collect();
+    let mut held = Vec::with_capacity(locks.len());
+    for lock in &locks {
+        held.push(lock.string()? == Some(call.token));
+    }
+    let mut released = Vec::new();
+    for (lock, held) in locks.iter_mut().zip(held) {
+        if held {
+            lock.delete();
+            lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
+            released.push(lock.name());
+        }
+    }
+    if !released.is_empty() {
+        // The releases follow from the stored tokens alone; hand-offs below
+        // are replicated as their own effects, after it.
+        replicate::verbatim(ctx);
+    }
+    locks.close();
+    for name in &released {
+        wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Release);
+    }
+    Ok(RedisValue::Integer(i64::try_from(released.len()).unwrap_or(i64::MAX)).into())
+}
+
+/// `LOCK.MEXTEND numkeys key [key …] token PX ms | EX s [ADD]` → numkeys
+/// when `token` holds every key: each lease now ends `ms` from now (with
+/// `ADD`, `ms` after its own end; a key without a lease then answers 0).
+/// Else 0, and nothing changes.
+fn mextend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
+    let call = keys_call(args)?;
+    let [px, ex, add] = parse_options(call.rest, &[PX, EX, ADD])?;
+    if px.is_some() == ex.is_some() {
+        return Err(errors::SYNTAX.error());
+    }
+    let lease = ttl_ms("lock.mextend", single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
+    let from_now = time::from_now("lock.mextend", lease)?;
+    let extended = {
+        let mut locks: Vec<Key> = call
+            .names
+            .iter()
+            .map(|name| Key::write(ctx, *name))
+            .collect();
+        let mut ends = Vec::with_capacity(locks.len());
+        for lock in &locks {
+            let held = lock.string()? == Some(call.token);
+            ends.push(match (held, add.is_some()) {
+                (false, _) => None,
+                (true, true) => match lock.expire_at() {
+                    Some(end) => Some(time::after("lock.mextend", end, lease)?),
+                    None => None,
+                },
+                (true, false) => Some(from_now),
+            });
+        }
+        let ends: Option<Vec<i64>> = ends.into_iter().collect();
+        if let Some(ends) = &ends {
+            for (lock, &at) in locks.iter_mut().zip(ends) {
+                lock.set_expire_at(Some(at));
+                replicate::effect(ctx, c"PEXPIREAT", &[Word::Arg(lock.name()), Word::Int(at)]);
+                lock.written(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+            }
+        }
+        ends.is_some()
+    };
+    // Waiters' timers follow the new expiries.
+    for name in &call.names {
+        wait::serve_waiters::<Locks>(ctx, name.as_bytes(), (), Cause::Expiry);
+    }
+    Ok(RedisValue::Integer(if extended { call.count } else { 0 }).into())
+}
+
 /// The lock, and the fence counter after `FENCE` (searched from the options).
 const ACQUIRE_KEYS: &[KeySpec] = &[
     UPDATES_FIRST,
@@ -329,6 +628,7 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
             keyword: c"FENCE",
             from: 3,
         },
+        find: FindKeys::One,
     },
 ];
 const RELEASE_KEY: &[KeySpec] = &[KeySpec {
@@ -336,8 +636,23 @@ const RELEASE_KEY: &[KeySpec] = &[KeySpec {
         | raw::REDISMODULE_CMD_KEY_ACCESS
         | raw::REDISMODULE_CMD_KEY_DELETE,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 }];
 const EXTEND_KEY: &[KeySpec] = &[UPDATES_FIRST];
+/// `numkeys key [key …]`, each key read and written.
+const MULTI_KEYS: &[KeySpec] = &[KeySpec {
+    flags: UPDATED,
+    begin: BeginSearch::Index(1),
+    find: FindKeys::KeyNum { most: MOST_KEYS },
+}];
+/// `numkeys key [key …]`, each key read and maybe deleted.
+const MULTI_RELEASE_KEYS: &[KeySpec] = &[KeySpec {
+    flags: raw::REDISMODULE_CMD_KEY_RW
+        | raw::REDISMODULE_CMD_KEY_ACCESS
+        | raw::REDISMODULE_CMD_KEY_DELETE,
+    begin: BeginSearch::Index(1),
+    find: FindKeys::KeyNum { most: MOST_KEYS },
+}];
 
 pub static WAITS_STARTED: Stat = Stat::counter(c"lock_waits");
 pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"lock_waits_timed_out");
@@ -403,6 +718,56 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: c"0.1.0",
         args: &[
             ArgSpec::key(c"key", 0),
+            ArgSpec::required(c"token", ArgType::String),
+            ArgSpec::one_of(c"lease", LEASE),
+            ArgSpec::flag(c"add", c"ADD"),
+        ],
+    },
+    CommandSpec {
+        name: c"lock.macquire",
+        entry: entry!(macquire, MULTI_KEYS),
+        flags: c"write deny-oom blocking",
+        acl_categories: c"write slow blocking",
+        arity: -4,
+        summary: c"Takes several locks for a token, all or none (with a lease and an optional first-come-first-served wait); nil if another token holds any",
+        complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for a lock when it is handed on",
+        since: c"0.7.0",
+        args: &[
+            ArgSpec::required(c"numkeys", ArgType::Integer),
+            ArgSpec::key(c"key", 0).multiple(),
+            ArgSpec::required(c"token", ArgType::String),
+            ArgSpec::one_of(c"lease", LEASE).optional(),
+            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+            ArgSpec::flag(c"nx", c"NX"),
+        ],
+    },
+    CommandSpec {
+        name: c"lock.mreleaseif",
+        entry: entry!(mrelease_if, MULTI_RELEASE_KEYS),
+        flags: c"write",
+        acl_categories: c"write slow",
+        arity: -4,
+        summary: c"Releases each of several locks the token holds; each goes to its oldest waiter next",
+        complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for the released locks",
+        since: c"0.7.0",
+        args: &[
+            ArgSpec::required(c"numkeys", ArgType::Integer),
+            ArgSpec::key(c"key", 0).multiple(),
+            ArgSpec::required(c"token", ArgType::String),
+        ],
+    },
+    CommandSpec {
+        name: c"lock.mextend",
+        entry: entry!(mextend, MULTI_KEYS),
+        flags: c"write",
+        acl_categories: c"write slow",
+        arity: -6,
+        summary: c"Sets the leases of several locks to end the given time from now (with ADD, after their current ends), only if the token holds every one",
+        complexity: c"O(N) for N keys",
+        since: c"0.7.0",
+        args: &[
+            ArgSpec::required(c"numkeys", ArgType::Integer),
+            ArgSpec::key(c"key", 0).multiple(),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE),
             ArgSpec::flag(c"add", c"ADD"),

@@ -36,7 +36,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, READS_FIRST, UPDATED,
+    UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::errors;
@@ -674,6 +675,7 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
             keyword: c"FENCE",
             from: 4,
         },
+        find: FindKeys::One,
     },
 ];
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];

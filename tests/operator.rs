@@ -166,6 +166,7 @@ server_tests! {
                 (_, "idgen.assign") => "0.5.0",
                 (_, "pool.status") => "0.6.0",
                 (_, "rate.fixed") => "0.7.0",
+                (_, "lock.macquire" | "lock.mreleaseif" | "lock.mextend") => "0.7.0",
                 ("idgen" | "lock" | "article" | "cache", _) => "0.1.0",
                 ("idpool" | "rate", _) => "0.2.0",
                 ("pool", _) => "0.3.0",

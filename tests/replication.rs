@@ -105,6 +105,46 @@ const ROWS: &[Row] = &[
         keys: &["{f}lock"],
     },
     Row {
+        case: "LOCK.MACQUIRE (leases from now)",
+        setup: &[&["LOCK.ACQUIRE", "{fm}b", "t1", "PX", "600000"]],
+        call: &[
+            "LOCK.MACQUIRE",
+            "3",
+            "{fm}a",
+            "{fm}b",
+            "{fm}c",
+            "t1",
+            "PX",
+            "600000",
+        ],
+        answer: "3",
+        sent: SET,
+        keys: &["{fm}a", "{fm}b", "{fm}c"],
+    },
+    Row {
+        case: "LOCK.MRELEASEIF (no waiter)",
+        setup: &[
+            &["LOCK.ACQUIRE", "{fr}a", "t1", "PX", "600000"],
+            &["LOCK.ACQUIRE", "{fr}b", "t2", "PX", "600000"],
+            &["LOCK.ACQUIRE", "{fr}c", "t1"],
+        ],
+        call: &["LOCK.MRELEASEIF", "3", "{fr}a", "{fr}b", "{fr}c", "t1"],
+        answer: "2",
+        sent: Sent::Verbatim,
+        keys: &["{fr}a", "{fr}b", "{fr}c"],
+    },
+    Row {
+        case: "LOCK.MEXTEND",
+        setup: &[
+            &["LOCK.ACQUIRE", "{fe}a", "t1", "PX", "600000"],
+            &["LOCK.ACQUIRE", "{fe}b", "t1"],
+        ],
+        call: &["LOCK.MEXTEND", "2", "{fe}a", "{fe}b", "t1", "PX", "900000"],
+        answer: "2",
+        sent: Sent::Effect(&["pexpireat"]),
+        keys: &["{fe}a", "{fe}b"],
+    },
+    Row {
         case: "ARTICLE.CREATE (created_at, a slug)",
         setup: &[],
         call: &[

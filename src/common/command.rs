@@ -40,14 +40,29 @@ pub enum BeginSearch {
     Keyword { keyword: &'static CStr, from: i32 },
 }
 
-/// Whether a command has a key found by keyword. Such a command is registered
-/// with `getkeys-api`: cluster routing (`CROSSSLOT`, `MOVED`) on Redis 7.x and
+/// Whether a command's keys move with its arguments: a key found by keyword,
+/// or a run of keys counted by an argument. Such a command is registered with
+/// `getkeys-api`: cluster routing (`CROSSSLOT`, `MOVED`) on Redis 7.x and
 /// Valkey finds a module command's keys only through the legacy (first, last,
-/// step) range or that API, and the range cannot describe an optional key.
-pub fn has_keyword_keys(key_specs: &[KeySpec]) -> bool {
-    key_specs
-        .iter()
-        .any(|spec| matches!(spec.begin, BeginSearch::Keyword { .. }))
+/// step) range or that API, and the range can describe neither an optional
+/// key nor keys followed by options.
+pub fn has_movable_keys(key_specs: &[KeySpec]) -> bool {
+    key_specs.iter().any(|spec| {
+        matches!(spec.begin, BeginSearch::Keyword { .. })
+            || matches!(spec.find, FindKeys::KeyNum { .. })
+    })
+}
+
+/// How many keys a key spec finds where its search begins.
+#[derive(Clone, Copy)]
+pub enum FindKeys {
+    /// One key, right there.
+    One,
+    /// A count (`numkeys`), then that many keys: the server's `keynum` spec
+    /// with the count at `keynumidx` 0 from the beginning, the first key at 1,
+    /// every key one apart (`keystep` 1). A count that is not an integer
+    /// between 1 and `most` finds no key (the command refuses it).
+    KeyNum { most: usize },
 }
 
 /// Key flags of a key read and changed in place (as `INCR`'s).
@@ -65,12 +80,14 @@ pub const LEASE: &[ArgSpec] = &[
 pub const UPDATES_FIRST: KeySpec = KeySpec {
     flags: UPDATED,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 };
 
 /// The first argument, a key only read.
 pub const READS_FIRST: KeySpec = KeySpec {
     flags: raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
     begin: BeginSearch::Index(1),
+    find: FindKeys::One,
 };
 
 /// A key spec: how the server, `COMMAND GETKEYS` and cluster clients find one
@@ -79,13 +96,14 @@ pub struct KeySpec {
     /// `REDISMODULE_CMD_KEY_*` flags.
     pub flags: u32,
     pub begin: BeginSearch,
+    pub find: FindKeys,
 }
 
 impl KeySpec {
-    /// The argv index of this spec's key in `args`, if the command has one
-    /// there: what a key-position request is answered (`getkeys-api`).
-    pub fn position(&self, args: &[Arg]) -> Option<usize> {
-        let position = match self.begin {
+    /// The argv indexes of this spec's keys in `args`: what a key-position
+    /// request is answered (`getkeys-api`).
+    pub fn positions(&self, args: &[Arg]) -> Vec<usize> {
+        let begin = match self.begin {
             BeginSearch::Index(at) => usize::try_from(at).ok(),
             BeginSearch::Keyword { keyword, from } => {
                 let keyword = keyword.to_str().unwrap_or_default();
@@ -97,7 +115,25 @@ impl KeySpec {
                     .map(|(at, _)| at + 1)
             }
         };
-        position.filter(|&at| at < args.len())
+        let Some(begin) = begin.filter(|&at| at < args.len()) else {
+            return Vec::new();
+        };
+        match self.find {
+            FindKeys::One => vec![begin],
+            FindKeys::KeyNum { most } => {
+                let count = args
+                    .get(begin)
+                    .and_then(|arg| arg.to_i64().ok())
+                    .and_then(|count| usize::try_from(count).ok())
+                    .filter(|count| (1..=most).contains(count));
+                match count {
+                    Some(count) if begin + count < args.len() => {
+                        (begin + 1..=begin + count).collect()
+                    }
+                    _ => Vec::new(),
+                }
+            }
+        }
     }
 }
 

@@ -212,6 +212,22 @@ pub const FENCE_KEY: ErrorText = entry(
     "`LOCK.ACQUIRE`, `RWLOCK.ACQUIRE`",
     PLAIN,
 );
+pub const NUMKEYS_RANGE: ErrorText = entry(
+    "ERR numkeys must be between 1 and {most}",
+    "`LOCK.MACQUIRE`, `LOCK.MRELEASEIF`, `LOCK.MEXTEND` (`most`: 1024)",
+    PLAIN,
+);
+pub const NUMKEYS_MISMATCH: ErrorText = entry(
+    "ERR numkeys does not match the arguments: numkeys keys, then the token",
+    "`LOCK.MACQUIRE`, `LOCK.MEXTEND` (fewer keys than numkeys, or no token after them), `LOCK.MRELEASEIF` \
+     (anything but numkeys keys and a token)",
+    PLAIN,
+);
+pub const MULTI_FENCE: ErrorText = entry(
+    "ERR LOCK.MACQUIRE takes no FENCE (its reply is the number of keys): take a fencing token with LOCK.ACQUIRE … FENCE",
+    "`LOCK.MACQUIRE … FENCE`",
+    PLAIN,
+);
 pub const NO_UPGRADE: ErrorText = entry(
     "NOUPGRADE token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
     "`RWLOCK.ACQUIRE … WRITE` by a token holding `READ`",
@@ -421,6 +437,9 @@ pub const BY_FAMILY: &[&ErrorText] = &[
     &SAME_INDEX_KEYS,
     &EMPTY_TOKEN,
     &FENCE_KEY,
+    &NUMKEYS_RANGE,
+    &NUMKEYS_MISMATCH,
+    &MULTI_FENCE,
     &NO_UPGRADE,
     &LATCH_COUNT,
     &LATCH_DECREMENT,

@@ -15,7 +15,7 @@ use redis_module::{raw, Context, Status};
 use super::panic::log_warning;
 use crate::api;
 use crate::common::command::{
-    has_keyword_keys, ArgSpec, ArgType, BeginSearch, CommandSpec, KeySpec,
+    has_movable_keys, ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec,
 };
 
 /// Registers commands with everything the running server can take.
@@ -31,16 +31,18 @@ pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
 
 fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     let name = spec.name.to_string_lossy();
-    // The legacy (first, last, step) triple; 7.0+ derives it from the key specs.
+    // The legacy (first, last, step) triple; 7.0+ derives it from the key
+    // specs. Keys counted by an argument have none (`getkeys-api` finds them).
     let first_key = match spec.entry.key_specs.first() {
         Some(KeySpec {
             begin: BeginSearch::Index(pos),
+            find: FindKeys::One,
             ..
         }) => *pos,
         _ => 0,
     };
     let mut flags = spec.flags.to_bytes().to_vec();
-    if has_keyword_keys(spec.entry.key_specs) {
+    if has_movable_keys(spec.entry.key_specs) {
         flags.extend_from_slice(b" getkeys-api");
     }
     let flags = CString::new(flags).map_err(|_| format!("bad flags for {name}"))?;
@@ -135,11 +137,22 @@ fn raw_key_spec(spec: &KeySpec) -> raw::RedisModuleCommandKeySpec {
             out.bs.keyword.startfrom = from;
         }
     }
-    // One key: the range ends where it begins.
-    out.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
-    out.fk.range.lastkey = 0;
-    out.fk.range.keystep = 1;
-    out.fk.range.limit = 0;
+    match spec.find {
+        FindKeys::One => {
+            // One key: the range ends where it begins.
+            out.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+            out.fk.range.lastkey = 0;
+            out.fk.range.keystep = 1;
+            out.fk.range.limit = 0;
+        }
+        FindKeys::KeyNum { .. } => {
+            // The count where the search begins, the keys right after it.
+            out.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
+            out.fk.keynum.keynumidx = 0;
+            out.fk.keynum.firstkey = 1;
+            out.fk.keynum.keystep = 1;
+        }
+    }
     out
 }
 

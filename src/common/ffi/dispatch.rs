@@ -12,7 +12,7 @@ use super::args::{from_argv, Arg};
 use super::panic::guard;
 use super::reply;
 use crate::api;
-use crate::common::command::{has_keyword_keys, Handler, KeySpec};
+use crate::common::command::{has_movable_keys, Handler, KeySpec};
 
 /// Wraps a [`Handler`] and its command's key specs in an `extern "C"` entry
 /// point for the server.
@@ -35,9 +35,9 @@ macro_rules! entry {
 
 /// Runs a handler and sends its reply, both inside the panic guard. A panic
 /// (already logged by the hook) answers the client with an error and the
-/// server lives on. For a command with keys found by keyword, the server may
-/// instead ask where the keys are (see [`has_keyword_keys`]); the key specs
-/// answer.
+/// server lives on. For a command whose keys move with its arguments, the
+/// server may instead ask where the keys are (see [`has_movable_keys`]); the
+/// key specs answer.
 pub fn dispatch(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
@@ -48,7 +48,7 @@ pub fn dispatch(
     let answered = guard(false, || {
         // SAFETY: the server passes its own argv, valid for this call.
         let args = unsafe { from_argv(argv, argc) };
-        if has_keyword_keys(key_specs)
+        if has_movable_keys(key_specs)
             // SAFETY: `ctx` is the server's context of this command call.
             && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0
         {
@@ -72,17 +72,16 @@ pub const INTERNAL_ERROR: &str = errors::INTERNAL.text;
 /// and `COMMAND GETKEYS` agree.
 fn report_key_positions(ctx: *mut raw::RedisModuleCtx, args: &[Arg], key_specs: &[KeySpec]) {
     for spec in key_specs {
-        let Some(position) = spec.position(args) else {
-            continue;
-        };
-        let Ok(position) = c_int::try_from(position) else {
-            continue;
-        };
-        // SAFETY: called during the server's key-position request.
-        unsafe {
-            match raw::RedisModule_KeyAtPosWithFlags {
-                Some(key_at) => key_at(ctx, position, spec.flags as c_int),
-                None => api!(RedisModule_KeyAtPos)(ctx, position),
+        for position in spec.positions(args) {
+            let Ok(position) = c_int::try_from(position) else {
+                continue;
+            };
+            // SAFETY: called during the server's key-position request.
+            unsafe {
+                match raw::RedisModule_KeyAtPosWithFlags {
+                    Some(key_at) => key_at(ctx, position, spec.flags as c_int),
+                    None => api!(RedisModule_KeyAtPos)(ctx, position),
+                }
             }
         }
     }

@@ -532,8 +532,8 @@ impl<M> Drop for Key<'_, M> {
 
 /// Keys a command hands over to be closed, by value, so that it cannot use
 /// them after: a [`Key`] opened to read or to write, an `Option` of one, a
-/// pair, or `()` for none. The wait queues take them before serving or
-/// parking, which may open the same keys again.
+/// pair, a `Vec` of them, or `()` for none. The wait queues take them before
+/// serving or parking, which may open the same keys again.
 pub trait OpenKeys {
     /// Closes them, in order: a key written is signalled as it closes.
     fn close(self);
@@ -557,6 +557,14 @@ impl<A: OpenKeys, B: OpenKeys> OpenKeys for (A, B) {
     fn close(self) {
         self.0.close();
         self.1.close();
+    }
+}
+
+impl<K: OpenKeys> OpenKeys for Vec<K> {
+    fn close(self) {
+        for keys in self {
+            keys.close();
+        }
     }
 }
 

@@ -37,6 +37,11 @@
 //! a key whose slot this node no longer serves is never handed on here: its
 //! waiters are told to retry where the slot lives (`ffi/cluster.rs`).
 //!
+//! A waiter for several keys (`LOCK.MACQUIRE`) waits in one key's queue at
+//! a time: offered that key while another of its keys is busy, the family
+//! answers [`Offer::Elsewhere`] and the waiter moves to that key's queue, in
+//! its place by arrival, while the first key goes on to the next waiter.
+//!
 //! A waiter leaves its queue in O(log n) when it disconnects, is killed or is
 //! unblocked (see `ffi/block.rs`); an emptied queue goes with its timer at
 //! once. A grant whose reply never reaches its client (unblocked or gone in

@@ -76,13 +76,7 @@ impl<R> Book<R> {
     pub fn push(&mut self, id: &KeyId, waiter: Waiter<R>) -> bool {
         self.arrivals += 1;
         let arrival = self.arrivals;
-        self.places
-            .insert(waiter.client.id(), (id.clone(), arrival));
-        let created = !self.queues.contains_key(id);
-        let queue = self.queues.entry(id.clone()).or_default();
-        queue.deadlines.insert((waiter.deadline, arrival));
-        queue.waiters.insert(arrival, waiter);
-        created
+        self.move_to(id, arrival, waiter)
     }
 
     /// Takes a waiter out of `id`'s queue (its place is forgotten).
@@ -116,6 +110,19 @@ impl<R> Book<R> {
         queue.deadlines.insert((waiter.deadline, arrival));
         queue.waiters.insert(arrival, waiter);
         Ok(())
+    }
+
+    /// Puts a waiter taken by [`Book::take_first`] in `id`'s queue (made if
+    /// missing), in its place by arrival: older waiters of that queue stay
+    /// ahead of it, newer ones come after. `true` when the queue was made.
+    pub fn move_to(&mut self, id: &KeyId, arrival: u64, waiter: Waiter<R>) -> bool {
+        self.places
+            .insert(waiter.client.id(), (id.clone(), arrival));
+        let created = !self.queues.contains_key(id);
+        let queue = self.queues.entry(id.clone()).or_default();
+        queue.deadlines.insert((waiter.deadline, arrival));
+        queue.waiters.insert(arrival, waiter);
+        created
     }
 
     /// Takes every waiter of `id` whose wait ran out by `now`.
@@ -235,6 +242,28 @@ mod tests {
         assert_eq!(book.queues[&a].first_deadline(), Some(100));
         assert!(book.put_back(&key("gone"), 9, waiter(9, 1)).is_err());
         assert_eq!(book.queues[&b].waiters.len(), 1);
+    }
+
+    #[test]
+    fn a_moved_waiter_keeps_its_age_in_the_other_queue() {
+        let mut book: Book<&str> = Book {
+            queues: BTreeMap::new(),
+            places: BTreeMap::new(),
+            arrivals: 0,
+        };
+        let (a, b) = (key("a"), key("b"));
+        book.push(&b, waiter(1, 500));
+        book.push(&a, waiter(2, 400));
+        book.push(&b, waiter(3, 300));
+        let (arrival, moved) = book.take_first(&a).expect("a waiter");
+        assert!(!book.move_to(&b, arrival, moved), "b's queue exists");
+        let order: Vec<u64> = book.queues[&b].waiters.keys().copied().collect();
+        assert_eq!(order, [1, 2, 3], "between the older and the newer");
+        assert_eq!(book.places[&Parked::stand_in(2).id()], (b.clone(), 2));
+        assert_eq!(book.queues[&b].first_deadline(), Some(300));
+        let (arrival, moved) = book.take_first(&b).expect("a waiter");
+        assert!(book.move_to(&key("c"), arrival, moved), "c's queue is made");
+        assert_eq!(book.places.len(), 3);
     }
 
     #[test]

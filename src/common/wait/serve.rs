@@ -4,6 +4,8 @@
 
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::Ordering;
+
 use redis_module::{Context, RedisValue};
 
 use super::db::{self, key_id, KeyId};
@@ -125,6 +127,15 @@ fn serve<F: Waitable>(ctx: &Context, id: &KeyId, cause: Cause) {
                 settle::<F>(ctx, id, next);
                 return;
             }
+            // Busy because of another key: the waiter waits there, and
+            // what this key holds goes on to the next waiter.
+            Offer::Elsewhere(other, next) => {
+                let there = (id.0, other);
+                if waits.lock().move_to(&there, arrival, waiter) {
+                    waits.count.fetch_add(1, Ordering::Relaxed);
+                }
+                settle::<F>(ctx, &there, next);
+            }
         }
     }
 }
@@ -154,7 +165,7 @@ fn at_deadline<F: Waitable>(
                 waiter.client.finish(Err(error));
                 return;
             }
-            Offer::Busy(_) => {}
+            Offer::Busy(_) | Offer::Elsewhere(..) => {}
         }
     }
     F::count(Event::TimedOut);

@@ -22,6 +22,12 @@ pub enum Offer<G> {
     /// Nothing to take; `Some(t)`: look again at server time `t` (ms), when
     /// a lease ends.
     Busy(Option<i64>),
+    /// Nothing to take because of another key (a waiter for several keys,
+    /// one of which is busy): the waiter moves to that key's queue, in its
+    /// place by arrival, to be offered that key when it may be free (`Some(t)`
+    /// as in [`Offer::Busy`]). The other key is in the same database (and, in
+    /// a cluster, the same slot: the command's keys are).
+    Elsewhere(Vec<u8>, Option<i64>),
 }
 
 /// What a family's take found.
