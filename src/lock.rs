@@ -501,10 +501,16 @@ fn macquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         .collect();
     let mut holders = Vec::with_capacity(locks.len());
     for lock in &locks {
-        holders.push(match lock.string()? {
-            None => Holder::Nobody,
-            Some(held) if held == call.token && !nx => Holder::Caller,
-            Some(_) => Holder::Other,
+        // With NX any key that exists is taken, whatever it holds (redlock's
+        // lock script asks `EXISTS`); else a key of another type is an error,
+        // as for LOCK.ACQUIRE.
+        holders.push(match (lock.kind(), nx) {
+            (Kind::Empty, _) => Holder::Nobody,
+            (_, true) => Holder::Other,
+            (_, false) => match lock.string()? {
+                Some(held) if held == call.token => Holder::Caller,
+                _ => Holder::Other,
+            },
         });
     }
     let busy = holders.iter().position(|holder| *holder == Holder::Other);

@@ -707,6 +707,16 @@ server_tests! {
         let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
         assert_eq!(before, after);
         assert_eq!(int(&mut con, &["LOCK.MACQUIRE", "2", "{m}d", "{m}e", "t1", "NX", "PX", "9000"]), 2);
+        // A key of another type exists too: with NX, nil; without, WRONGTYPE.
+        let _: i64 = cmd(&["RPUSH", "{m}list", "x"]).query(&mut con).unwrap();
+        assert_eq!(value(&mut con, &["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1", "NX"]), Value::Nil);
+        assert_eq!(error(&mut con, &cmd(&["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1"])), WRONGTYPE);
+        assert_eq!(int(&mut con, &["EXISTS", "{m}free"]), 0);
+        // Waiting with NX for the list to go.
+        let waiter = Waiter::start(&server, &["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1", "NX", "WAIT", "30000"]);
+        assert_eq!(int(&mut con, &["DEL", "{m}list"]), 1);
+        assert_eq!(waiter.answer(), Ok(Value::Int(2)));
+        assert_eq!(holders(&mut con, &["{m}free", "{m}list"]), some(&["t1", "t1"]));
         // A plain SET holds a key as any token would.
         let _: () = cmd(&["SET", "{m}f", "t1"]).query(&mut con).unwrap();
         assert_eq!(int(&mut con, &["LOCK.MACQUIRE", "1", "{m}f", "t1"]), 1);
@@ -802,7 +812,6 @@ server_tests! {
             (&["LOCK.MEXTEND", "1", "mine", "", "PX", "10"], empty),
             // A key of another type anywhere: nothing taken, released or extended.
             (&["LOCK.MACQUIRE", "2", "free", "list", "me"], WRONGTYPE),
-            (&["LOCK.MACQUIRE", "2", "free", "list", "me", "NX"], WRONGTYPE),
             (&["LOCK.MRELEASEIF", "2", "mine", "list", "me"], WRONGTYPE),
             (&["LOCK.MEXTEND", "2", "mine", "list", "me", "PX", "10"], WRONGTYPE),
             (&["LOCK.MACQUIRE", "1", "free", "me", "PX", "0"], "ERR invalid expire time in 'lock.macquire' command"),
