@@ -18,7 +18,7 @@
 //! what `redlock`'s scripts do): all or nothing. A client waiting for several
 //! keys queues on one that is busy; offered that key, it takes every key if
 //! all are free, else moves to the queue of the key still busy, in its place
-//! by arrival (see the README for what that rule guarantees).
+//! by arrival (docs/waiting.md says what that rule guarantees).
 
 #![forbid(unsafe_code)]
 
@@ -135,8 +135,9 @@ impl Waitable for Locks {
 
     /// A hand-off whose reply never reached the waiter: the lock is released
     /// if that grant still holds it (the fencing token it took stays used:
-    /// fences only rise). Replicated as `DEL key`. A `LOCK.MACQUIRE` grant gives back each key it took free and still
-    /// holds; the queues of those but `name` are served here.
+    /// fences only rise). Replicated as `DEL key`. A `LOCK.MACQUIRE` grant
+    /// gives back each key it took free and still holds; the queues of those
+    /// but `name` are served here.
     fn revoke(ctx: &Context, name: Arg, handed: &Handed) -> bool {
         let Some(taken) = &handed.taken else {
             return revoke_one(ctx, name, handed);
@@ -500,10 +501,16 @@ fn macquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         .collect();
     let mut holders = Vec::with_capacity(locks.len());
     for lock in &locks {
-        holders.push(match lock.string()? {
-            None => Holder::Nobody,
-            Some(held) if held == call.token && !nx => Holder::Caller,
-            Some(_) => Holder::Other,
+        // With NX any key that exists is taken, whatever it holds (redlock's
+        // lock script asks `EXISTS`); else a key of another type is an error,
+        // as for LOCK.ACQUIRE.
+        holders.push(match (lock.kind(), nx) {
+            (Kind::Empty, _) => Holder::Nobody,
+            (_, true) => Holder::Other,
+            (_, false) => match lock.string()? {
+                Some(held) if held == call.token => Holder::Caller,
+                _ => Holder::Other,
+            },
         });
     }
     let busy = holders.iter().position(|holder| *holder == Holder::Other);

@@ -707,6 +707,16 @@ server_tests! {
         let after: Vec<_> = keys.iter().map(|key| snapshot(&mut con, key)).collect();
         assert_eq!(before, after);
         assert_eq!(int(&mut con, &["LOCK.MACQUIRE", "2", "{m}d", "{m}e", "t1", "NX", "PX", "9000"]), 2);
+        // A key of another type exists too: with NX, nil; without, WRONGTYPE.
+        let _: i64 = cmd(&["RPUSH", "{m}list", "x"]).query(&mut con).unwrap();
+        assert_eq!(value(&mut con, &["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1", "NX"]), Value::Nil);
+        assert_eq!(error(&mut con, &cmd(&["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1"])), WRONGTYPE);
+        assert_eq!(int(&mut con, &["EXISTS", "{m}free"]), 0);
+        // Waiting with NX for the list to go.
+        let waiter = Waiter::start(&server, &["LOCK.MACQUIRE", "2", "{m}free", "{m}list", "t1", "NX", "WAIT", "30000"]);
+        assert_eq!(int(&mut con, &["DEL", "{m}list"]), 1);
+        assert_eq!(waiter.answer(), Ok(Value::Int(2)));
+        assert_eq!(holders(&mut con, &["{m}free", "{m}list"]), some(&["t1", "t1"]));
         // A plain SET holds a key as any token would.
         let _: () = cmd(&["SET", "{m}f", "t1"]).query(&mut con).unwrap();
         assert_eq!(int(&mut con, &["LOCK.MACQUIRE", "1", "{m}f", "t1"]), 1);
@@ -802,7 +812,6 @@ server_tests! {
             (&["LOCK.MEXTEND", "1", "mine", "", "PX", "10"], empty),
             // A key of another type anywhere: nothing taken, released or extended.
             (&["LOCK.MACQUIRE", "2", "free", "list", "me"], WRONGTYPE),
-            (&["LOCK.MACQUIRE", "2", "free", "list", "me", "NX"], WRONGTYPE),
             (&["LOCK.MRELEASEIF", "2", "mine", "list", "me"], WRONGTYPE),
             (&["LOCK.MEXTEND", "2", "mine", "list", "me", "PX", "10"], WRONGTYPE),
             (&["LOCK.MACQUIRE", "1", "free", "me", "PX", "0"], "ERR invalid expire time in 'lock.macquire' command"),
@@ -1021,6 +1030,70 @@ server_tests! {
         assert_eq!(got, Value::Nil);
         assert_eq!(int(&mut con, &["EXISTS", "other"]), 0);
         assert_eq!(blocked_clients(&mut con), 0);
+    }
+
+    fn several_keys_stay_exclusive_under_contention(flavor) {
+        // Clients take overlapping sets of keys (some one key, some several,
+        // in any order) with WAIT: no key ever has two holders, every round
+        // ends (no deadlock), and each key's counter counts its holders.
+        const CLIENTS: usize = 12;
+        const ROUNDS: usize = 150;
+        const KEYS: [&str; 4] = ["{k}a", "{k}b", "{k}c", "{k}d"];
+        let server = Server::start(flavor);
+        let held: Arc<Vec<AtomicBool>> = Arc::new(KEYS.iter().map(|_| AtomicBool::new(false)).collect());
+        let workers: Vec<_> = (0..CLIENTS)
+            .map(|n| {
+                let mut con = server.con();
+                let held = held.clone();
+                thread::spawn(move || {
+                    let token = format!("worker-{n}");
+                    let mut taken = [0i64; 4];
+                    for round in 0..ROUNDS {
+                        // A set of 1 to 4 keys, varying with the worker and the round.
+                        let mask = 1 + (n * 7 + round * 5) % 15;
+                        let mut set: Vec<usize> = (0..4).filter(|i| mask & (1 << i) != 0).collect();
+                        if (n + round) % 2 == 1 {
+                            set.reverse();
+                        }
+                        let mut words = vec!["LOCK.MACQUIRE".to_string(), set.len().to_string()];
+                        words.extend(set.iter().map(|&i| KEYS[i].to_string()));
+                        words.extend([token.clone(), "WAIT".into(), "60000".into(), "PX".into(), "60000".into()]);
+                        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                        assert_eq!(int(&mut con, &words), set.len() as i64, "{words:?}");
+                        for &i in &set {
+                            assert!(!held[i].swap(true, Ordering::SeqCst), "two holders of {}", KEYS[i]);
+                            taken[i] += 1;
+                            let counter = format!("{}:count", KEYS[i]);
+                            let _: i64 = cmd(&["INCR", &counter]).query(&mut con).unwrap();
+                        }
+                        for &i in &set {
+                            held[i].store(false, Ordering::SeqCst);
+                        }
+                        let mut release = vec!["LOCK.MRELEASEIF".to_string(), set.len().to_string()];
+                        release.extend(set.iter().map(|&i| KEYS[i].to_string()));
+                        release.push(token.clone());
+                        let release: Vec<&str> = release.iter().map(String::as_str).collect();
+                        assert_eq!(int(&mut con, &release), set.len() as i64);
+                    }
+                    taken
+                })
+            })
+            .collect();
+        let mut taken = [0i64; 4];
+        for worker in workers {
+            for (total, mine) in taken.iter_mut().zip(worker.join().unwrap()) {
+                *total += mine;
+            }
+        }
+        let mut con = server.con();
+        for (i, key) in KEYS.iter().enumerate() {
+            assert_eq!(int(&mut con, &["GET", &format!("{key}:count")]), taken[i], "{key}");
+            assert_eq!(int(&mut con, &["EXISTS", key]), 0);
+        }
+        assert_eq!(blocked_clients(&mut con), 0);
+        let figures = harness::recipes_figures(&mut con, "recipes");
+        eprintln!("{flavor:?}: {} waits, {} hand-offs on release", figures["lock_waits"], figures["lock_handoffs_release"]);
+        assert!(figures["lock_waits"] > 0, "the clients contended");
     }
 
     fn multi_key_command_metadata_is_complete(flavor) {
