@@ -737,7 +737,7 @@ server_tests! {
     }
 
     fn a_replica_holds_the_same_counters(flavor) {
-        // Every RATE.FIXED goes as SET … PXAT or SET … KEEPTTL: a replica
+        // Every RATE.FIXED goes as SET … PXAT or as itself: a replica
         // that applies the stream late and an AOF replay hold the same value
         // and the same expiry; a waiter served replicates its own effect.
         let pair_of = Replicated::start(flavor);
@@ -749,6 +749,9 @@ server_tests! {
             &["RATE.FIXED", "{f}b", "60000", "RENEW"],
             &["RATE.FIXED", "{f}c", "0", "COST", "-7"],
             &["RATE.FIXED", "{f}d", "60000", "MAX", "1", "BLOCK", "120000", "COST", "2"],
+            // Kept TTLs: sent as the command.
+            &["RATE.FIXED", "{f}d", "60000"],
+            &["RATE.FIXED", "{f}a", "60000", "MAX", "9"],
             &["RATE.FIXED", "{f}e", "300", "MAX", "1"],
         ];
         for words in calls {
@@ -760,7 +763,8 @@ server_tests! {
         let keys = ["{f}a", "{f}b", "{f}c", "{f}d", "{f}e"];
         let mut replica = pair_of.replica.con();
         assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
-        assert_eq!(int(&mut replica, &["GET", "{f}a"]), 5);
+        assert_eq!(int(&mut replica, &["GET", "{f}a"]), 6);
+        assert_eq!(int(&mut replica, &["GET", "{f}d"]), 3);
         let server = harness::aof_round_trip(flavor, |_, con| {
             // Not the 300 ms window, which may end across the restart.
             for words in &calls[..calls.len() - 1] {
