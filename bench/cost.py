@@ -15,7 +15,8 @@ the module's own code cost nothing: where even that misses the target, no code
 in the module can meet it, and what remains is the module API.
 
 Usage: cost.py OUTPUT.md  (servers from REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER;
-module from RECIPES_MODULE; COST_CALLS calls per command, default 20000).
+module from RECIPES_MODULE; COST_CALLS calls per command, default 20000; COST_ONLY=WORD
+measures only the rows whose command starts with WORD).
 
        cost.py --unrelated [--runs R] [--calls N] [--server PATH]... [--setup CMD]... [COMMAND]...
 prints, as markdown, what built-in commands (by default INCR and GET) cost on
@@ -50,6 +51,15 @@ if held == false then redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2]) return 
 if held == ARGV[1] then redis.call("PEXPIRE", KEYS[1], ARGV[2]) return 1 end
 return false"""
 FIELD_LUA = 'return redis.call("HINCRBY", KEYS[1], ARGV[1], 1)'
+# The book's fixed window (the Python package's Limiter before RATE.FIXED).
+FIXED_LUA = """local count = redis.call("INCR", KEYS[1])
+redis.call("PEXPIRE", KEYS[1], ARGV[1], "NX")
+return {count, redis.call("PTTL", KEYS[1])}"""
+# @fastify/rate-limit's continueExceeding, as tests/rate.rs writes it.
+FASTIFY_LUA = """local current = redis.call("INCR", KEYS[1])
+local window, max = tonumber(ARGV[1]), tonumber(ARGV[2])
+if current == 1 or current > max then redis.call("PEXPIRE", KEYS[1], window) return {current, window} end
+return {current, redis.call("PTTL", KEYS[1])}"""
 
 
 def sha(script):
@@ -74,7 +84,13 @@ ROWS = [
     ("LOCK.ACQUIRE lock:__rand_int__ tok PX 60000", f"EVALSHA {sha(ACQUIRE_LUA)} 1 lock:__rand_int__ tok 60000",
      1.5, [["SCRIPT", "LOAD", ACQUIRE_LUA]]),
     ("IDGEN.NEXT ids2 FIELD f", f"EVALSHA {sha(FIELD_LUA)} 1 ids3 f", 1.5, [["SCRIPT", "LOAD", FIELD_LUA]]),
+    ("RATE.FIXED fx:ours 60000", "INCR fx:incr", 0.6, []),
+    ("RATE.FIXED fx:ours 60000", f"EVALSHA {sha(FIXED_LUA)} 1 fx:lua 60000", 1.5, [["SCRIPT", "LOAD", FIXED_LUA]]),
+    ("RATE.FIXED fx:ours 60000 MAX 1000000000 EXTEND", f"EVALSHA {sha(FASTIFY_LUA)} 1 fx:lua 60000 1000000000",
+     1.5, [["SCRIPT", "LOAD", FASTIFY_LUA]]),
 ]
+# COST_ONLY=WORD: only the rows whose command starts with WORD (a quick run).
+ONLY = os.environ.get("COST_ONLY")
 
 LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:([*>])\s+)?(.*?)(?: \(([\d,]+)x\))?(?: \[(.*)\])?\s*$")
 
@@ -336,6 +352,8 @@ def main():
             try:
                 label = server.version()
                 for ours, builtin, target, setup in ROWS:
+                    if ONLY and not ours.startswith(ONLY):
+                        continue
                     theirs = server.measure(builtin, setup)
                     mine = server.measure(ours, setup)
                     rows.append((label, scenario, ours, builtin, target, mine, theirs))

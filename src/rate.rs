@@ -16,7 +16,9 @@
 //! `RATE.FIXED` is the other kind: a fixed-window counter, a plain string
 //! integer with a TTL (what `INCR` makes), counted as the Lua scripts of
 //! the common libraries count it (rules in [`fixed`]). It goes as
-//! `SET key <n> PXAT <ms>` when its TTL moves, else `SET key <n> KEEPTTL`.
+//! `SET key <n> PXAT <ms>` when its TTL moves, else as the command (as
+//! `INCRBY`: the outcome follows from the counter; a served waiter's call,
+//! outside its command, as `SET key <n> KEEPTTL`).
 //! With `WAIT`, a call that would take the counter over its max waits, first
 //! come first served (`common/wait/`), until the window expires, the key is
 //! deleted or a negative `COST` makes room.
@@ -44,7 +46,7 @@ use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::{Replied, Reply, RECORD_FIELDS};
 use crate::common::stats::Stat;
 use crate::common::time;
-use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
+use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
 use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 use fixed::{Over, Rule, Ttl};
@@ -588,7 +590,8 @@ fn read_counter(key: &Key) -> Result<Counter, RedisError> {
 }
 
 /// What a call decided, checked, before anything is written: the counter
-/// after it and its expiry (absolute ms), `changed` when the TTL moves.
+/// after it, its expiry (absolute ms), whether this call moves the TTL, and
+/// whether a call that waits must wait.
 struct Planned {
     counter: i64,
     expire_at: Option<i64>,
@@ -613,14 +616,19 @@ fn plan(rule: &Rule, counter: &Counter, now: i64) -> Result<Planned, RedisError>
 }
 
 /// Stores a planned call (`INCRBY`'s `incrby` event, and `expire` when the
-/// TTL moves) and replicates it as `SET key <n> PXAT <ms>` or `SET key <n>
-/// KEEPTTL`. The reply: `[counter, ttl ms]` (−1 without expiry).
+/// TTL moves) and replicates it: `SET key <n> PXAT <ms>` when the TTL moves
+/// (counted from now); else, the outcome following from the stored counter
+/// and the arguments alone, as `INCRBY` the command itself for the caller's
+/// own call (`TakenFor::Command`), and `SET key <n> KEEPTTL` for a waiter
+/// served outside its command. The reply: `[counter, ttl ms]` (−1 without
+/// expiry).
 fn store_fixed(
     ctx: &Context,
     key: &mut Key,
     name: Arg,
     planned: &Planned,
     now: i64,
+    taken_for: TakenFor,
 ) -> Result<RedisValue, RedisError> {
     key.store_integer(planned.counter)?;
     match (planned.moves_ttl, planned.expire_at) {
@@ -638,6 +646,9 @@ fn store_fixed(
                 ],
             );
         }
+        // An ended window was deleted as the key was opened, and that DEL
+        // replicated first: a replica and an AOF replay hold this counter.
+        _ if taken_for == TakenFor::Command => replicate::verbatim(ctx),
         _ => replicate::effect(
             ctx,
             c"SET",
@@ -681,7 +692,7 @@ fn fixed_window<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             );
         }
     }
-    let reply = store_fixed(ctx, &mut key, *name, &planned, now)?;
+    let reply = store_fixed(ctx, &mut key, *name, &planned, now, TakenFor::Command)?;
     // A negative cost makes room, a moved TTL moves the waiters' timer.
     wait::serve_waiters::<FixedWindows>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(reply.into())
@@ -722,7 +733,7 @@ impl Waitable for FixedWindows {
                     counter.expire_at.map(|at| at.saturating_add(1)),
                 ));
             }
-            let reply = store_fixed(ctx, &mut key, name, &planned, now)?;
+            let reply = store_fixed(ctx, &mut key, name, &planned, now, TakenFor::Waiter)?;
             let counted = Counted {
                 cost: rule.cost,
                 expire_at: planned.expire_at,

@@ -699,6 +699,30 @@ server_tests! {
         assert_eq!(int(&mut con, &["GET", "b"]), 1);
     }
 
+    fn a_window_ending_in_a_write_pause_serves_its_waiter_when_writes_resume(flavor) {
+        // The window ends at 300 ms, inside a 1.5 s `CLIENT PAUSE … WRITE`:
+        // nothing is counted (nor written, nor propagated) until writes
+        // resume; then the waiter counts in a new window. A waiter on another
+        // key whose wait runs out in the pause is answered nil at once.
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "p", "300", "MAX", "1"]), (1, 300));
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "other", "0", "MAX", "1"]), (1, -1));
+        let next = Waiter::start(&server, &["RATE.FIXED", "p", "60000", "MAX", "1", "WAIT", "8000"]);
+        let quick = Waiter::start(&server, &["RATE.FIXED", "other", "60000", "MAX", "1", "WAIT", "600"]);
+        let paused_at = Instant::now();
+        let _: () = cmd(&["CLIENT", "PAUSE", "1500", "WRITE"]).query(&mut con).unwrap();
+        thread::sleep(Duration::from_millis(900));
+        assert!(!next.handle.is_finished(), "served during the pause");
+        assert!(quick.handle.is_finished(), "the quick waiter still waits");
+        assert_eq!(quick.answer(), Ok(Value::Nil));
+        assert_eq!(next.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(60000)])));
+        assert!(paused_at.elapsed() >= Duration::from_millis(1400));
+        assert_eq!(int(&mut con, &["GET", "p"]), 1);
+        assert_eq!(int(&mut con, &["GET", "other"]), 1);
+        assert!(!server.log().contains("panic"));
+    }
+
     fn a_fixed_waiter_taken_away_at_its_hand_off_counts_nothing(flavor) {
         // Room is made and, in the same pipeline (before the hand-off's
         // reply goes out), the first waiter is killed: its cost leaves the
@@ -737,7 +761,7 @@ server_tests! {
     }
 
     fn a_replica_holds_the_same_counters(flavor) {
-        // Every RATE.FIXED goes as SET … PXAT or SET … KEEPTTL: a replica
+        // Every RATE.FIXED goes as SET … PXAT or as itself: a replica
         // that applies the stream late and an AOF replay hold the same value
         // and the same expiry; a waiter served replicates its own effect.
         let pair_of = Replicated::start(flavor);
@@ -749,6 +773,9 @@ server_tests! {
             &["RATE.FIXED", "{f}b", "60000", "RENEW"],
             &["RATE.FIXED", "{f}c", "0", "COST", "-7"],
             &["RATE.FIXED", "{f}d", "60000", "MAX", "1", "BLOCK", "120000", "COST", "2"],
+            // Kept TTLs: sent as the command.
+            &["RATE.FIXED", "{f}d", "60000"],
+            &["RATE.FIXED", "{f}a", "60000", "MAX", "9"],
             &["RATE.FIXED", "{f}e", "300", "MAX", "1"],
         ];
         for words in calls {
@@ -760,7 +787,8 @@ server_tests! {
         let keys = ["{f}a", "{f}b", "{f}c", "{f}d", "{f}e"];
         let mut replica = pair_of.replica.con();
         assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
-        assert_eq!(int(&mut replica, &["GET", "{f}a"]), 5);
+        assert_eq!(int(&mut replica, &["GET", "{f}a"]), 6);
+        assert_eq!(int(&mut replica, &["GET", "{f}d"]), 3);
         let server = harness::aof_round_trip(flavor, |_, con| {
             // Not the 300 ms window, which may end across the restart.
             for words in &calls[..calls.len() - 1] {
