@@ -90,13 +90,14 @@ test-node: build redis8-deps node-build ## the Node.js package's tests (Node's t
 	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
 
 # The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py it
-# claims, in $(OLDEST_VENV). Every test but the peer suites
+# claims, in $(OLDEST_VENV), on Redis 7.0 only (RECIPES_FLAVORS=redis: this run
+# tests the client; the newest run covers every server). Every test but the peer suites
 # (test_drop_in_*_suite.py, each the test suite of another package at the
 # installed version: they run with the newest) and the mypy check of the
 # package's own sources, which `make lint` and the run with the newest redis-py
 # make (redis-py 5.0's types lack Redis.single_connection_lock, which the
 # sources use only with redis-py 8 and later, where reads take a timeout).
-oldest_pytest = $(OLDEST_VENV)/bin/python -m pytest clients/python/tests -q -p no:cacheprovider \
+oldest_pytest = RECIPES_FLAVORS=redis $(OLDEST_VENV)/bin/python -m pytest clients/python/tests -q -p no:cacheprovider \
 	  -rs --ignore-glob='*_suite.py' --deselect tests/test_typing.py::test_the_package_passes_mypy_strict
 
 test-oldest: build redis8-deps oldest-venv ## the Python package's tests on the oldest redis-py it claims (in .venv-oldest)

@@ -23,6 +23,12 @@ def servers_found() -> List[str]:
     return [flavor for flavor in sorted(FLAVORS) if FLAVORS[flavor] and os.path.isfile(FLAVORS[flavor])]
 
 
+WITHOUT_MODULE = ("redis",)
+"""The servers the peer suites also run on without the module: plain Redis
+7.0. Without the module a drop-in is the library's own code, so one server
+shows it; the runs with the module cover every server."""
+
+
 def has_module(server: Server) -> bool:
     """Whether ``server`` has the recipes module loaded (MODULE LIST)."""
     return any(module[b"name"] == b"recipes" for module in server.client().module_list())

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, Tuple
 import pytest
 import redis
 from conftest import FLAVORS, Server, binary
-from peer_suite import PytestRun, fetch_tests, has_module, servers_found, summary
+from peer_suite import WITHOUT_MODULE, PytestRun, fetch_tests, has_module, servers_found, summary
 
 SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
 
@@ -80,7 +80,7 @@ def runs(tmp_path_factory: Any) -> Iterator[Dict[Tuple[str, bool], Run]]:
     started: Dict[Tuple[str, bool], Run] = {}
     try:
         for flavor in flavors:
-            for module in (True, False):
+            for module in (True, False) if flavor in WITHOUT_MODULE else (True,):
                 started[flavor, module] = Run(flavor, root, module)
         yield started
     finally:
@@ -112,7 +112,7 @@ def test_redis_py_lock_suite_passes_on_the_drop_ins(
         assert command not in calls, f"a Lua script ran ({command}): {sorted(calls)}"
 
 
-@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+@pytest.mark.parametrize("flavor", [flavor for flavor in sorted(FLAVORS) if flavor in WITHOUT_MODULE])
 def test_redis_py_lock_suite_passes_on_the_drop_ins_without_the_module(
     flavor: str, runs: Dict[Tuple[str, bool], Run], capsys: Any
 ) -> None:
