@@ -1,0 +1,26 @@
+// Preloaded (--require) into the README's Node examples by test/manual.test.mjs: the examples connect as written,
+// to the default port, and this points both clients' defaults at the test's server (RECIPES_MANUAL_PORT) instead
+// of 6379.
+'use strict';
+const Module = require('node:module');
+
+const port = Number(process.env.RECIPES_MANUAL_PORT);
+if (!port) throw new Error('RECIPES_MANUAL_PORT is needed');
+
+const Redis = require('ioredis');
+Redis.defaultOptions.port = port;
+Redis.defaultOptions.host = '127.0.0.1';
+
+const load = Module._load;
+let redis;
+Module._load = function (request, ...rest) {
+  const loaded = load.call(this, request, ...rest);
+  if (request !== 'redis') return loaded;
+  redis ??= new Proxy(loaded, {
+    get(target, name) {
+      if (name !== 'createClient') return target[name];
+      return (options = {}) => target.createClient({ url: `redis://127.0.0.1:${port}`, ...options });
+    },
+  });
+  return redis;
+};
