@@ -445,21 +445,14 @@ class Redlock extends EventEmitter {
     return answer;
   }
 
-  /** Whether a failed attempt must be undone on a server (as redlock does, but not where nothing was changed). */
-  private undoOn(step: Step, answer: Answer): boolean {
-    if (!answer.module) return true;
-    if (answer.replyError) return false;
-    if (step === 'lock') return answer.yes || answer.lost;
-    return true;
-  }
-
-  /** Undoes a failed attempt: releases `value` on the servers that may hold it. Errors are emitted, not thrown. */
-  private async undo(step: Step, answers: Answer[], resources: string[], value: string): Promise<void> {
-    await Promise.all(
-      this.servers.map((client, i) =>
-        this.undoOn(step, answers[i]) ? this.step(client, 'unlock', resources, value) : undefined,
-      ),
-    );
+  /**
+   * Undoes a failed attempt as redlock does: releases `value` on every server, so that the errors redlock's release
+   * meets (a resource holding another type: `WRONGTYPE`) are emitted as `clientError` as redlock emits them.
+   * True when a server answered an error.
+   */
+  private async undo(resources: string[], value: string): Promise<boolean> {
+    const answers = await Promise.all(this.servers.map((client) => this.step(client, 'unlock', resources, value)));
+    return answers.some((answer) => answer.replyError);
   }
 
   /** redlock's algorithm: attempts on every server, a quorum, retries; a wait in the server for one server. */
@@ -487,11 +480,13 @@ class Redlock extends EventEmitter {
       if (votes >= quorum && expiration > Date.now()) {
         return new Lock(this, resources, lockValue, expiration, attempts, retryCount - attempts);
       }
-      await this.undo(step, answers, resources, lockValue);
+      // A resource of another type (the release answered an error) is retried as redlock retries, each attempt's
+      // error emitted, rather than waited for.
+      const failing = await this.undo(resources, lockValue);
 
       const only = answers.length === 1 ? answers[0] : undefined;
       const remaining = budget >= FOREVER ? FOREVER : budget - (Date.now() - began);
-      if (only?.refused && (retryCount === -1 || attempts <= retryCount) && remaining > 0) {
+      if (only?.refused && !failing && (retryCount === -1 || attempts <= retryCount) && remaining > 0) {
         const roundTrip = Date.now() - start;
         const waited = await this.waitInQueue(resources, lockValue, ttl, remaining, signal);
         if (waited === 'granted') {
@@ -503,7 +498,7 @@ class Redlock extends EventEmitter {
           const end = granted - roundTrip + ttl - drift;
           const lock = new Lock(this, resources, lockValue, end, attempts, retryCount - attempts);
           if (end > Date.now()) return lock;
-          await this.undo('lock', [{ ...only, yes: true }], resources, lockValue);
+          await this.undo(resources, lockValue);
         } else if (waited === 'timeout') {
           attempts = Math.max(attempts, retryCount + 1);
         }
