@@ -36,7 +36,7 @@ from .rate import Decision, Limiter, RateLimiter
 from .rwlock import ReadWriteLock, RwLockHandle, RwLockInfo
 from .uqueue import CircularQueue, UniqueCircularQueue
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 __all__ = [
     "Article",
