@@ -7,6 +7,10 @@
 //! each subtree knowing its best weight and earliest fade time, so the top N
 //! under a prefix (a range of contents) costs O((N + F) log M), F faded
 //! entries passed over, whatever the number of entries under the prefix.
+//! The key also keeps the answers of the prefixes last hinted (up to
+//! `recipes.autocomplete-hint-cache` of them) until its next write or the
+//! first fade among their entries: a hot prefix costs O(N), its reply
+//! written from the stored bytes.
 //!
 //! Fading. An entry whose time has passed is never answered (hints, weights,
 //! counts skip it by the server's clock, on replicas too). Only the primary
@@ -609,7 +613,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"read fast",
         arity: -3,
         summary: c"The heaviest entries starting with a prefix, weight descending",
-        complexity: c"O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key",
+        complexity: c"O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key; O(N) for a prefix whose answer the key keeps (hinted since its last write)",
         since: SINCE,
         args: &[
             KEY,

@@ -1280,7 +1280,7 @@ server_tests! {
         harness::check_keys_and_docs(&mut con, &calls[2..3], "k", "AUTOCOMPLETE.HINT", module_docs(
             "The heaviest entries starting with a prefix, weight descending",
             "0.6.0",
-            "O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key",
+            "O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key; O(N) for a prefix whose answer the key keeps (hinted since its last write)",
             &[
                 "- name=key type=key key_spec_index=0",
                 "- name=prefix type=string",

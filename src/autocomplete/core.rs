@@ -470,23 +470,73 @@ impl HintCache {
         }
     }
 
-    /// Rebuilds the index over the slots (after one is added or replaced:
-    /// O(slots), on a search that costs more).
+    /// Rebuilds the index over the slots: O(slots), when the slots
+    /// outgrow it (doubling it, so O(1) a slot added) or are cut.
     fn reindex(&mut self) {
         let size = (2 * self.slots.len()).next_power_of_two().max(8);
         self.index.clear();
         self.index.resize(size, NO_SLOT);
-        let mask = size - 1;
-        for (slot, answer) in self.slots.iter().enumerate() {
-            let mut at = answer.hash as usize & mask;
-            while let Some(taken) = self.index.get_mut(at) {
-                if *taken == NO_SLOT {
-                    // Fewer than u32::MAX slots (the setting's range).
-                    *taken = slot as u32;
-                    break;
-                }
-                at = (at + 1) & mask;
+        for slot in 0..self.slots.len() {
+            self.index_slot(slot);
+        }
+    }
+
+    /// Enters `slot` in the index, which has room (twice the slots).
+    fn index_slot(&mut self, slot: usize) {
+        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
+        else {
+            return;
+        };
+        let mut at = answer.hash as usize & mask;
+        while let Some(taken) = self.index.get_mut(at) {
+            if *taken == NO_SLOT {
+                // Fewer than u32::MAX slots (the setting's range).
+                *taken = slot as u32;
+                return;
             }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Takes `slot` out of the index (before its prefix changes): the
+    /// entries after it in its run move back where a probe from their
+    /// home still finds them. O(run).
+    fn unindex_slot(&mut self, slot: usize) {
+        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
+        else {
+            return;
+        };
+        let mut hole = answer.hash as usize & mask;
+        loop {
+            match self.index.get(hole) {
+                Some(&taken) if taken == slot as u32 => break,
+                Some(&taken) if taken != NO_SLOT => hole = (hole + 1) & mask,
+                _ => return,
+            }
+        }
+        let mut next = (hole + 1) & mask;
+        loop {
+            let Some(&moving) = self.index.get(next) else {
+                return;
+            };
+            if moving == NO_SLOT {
+                break;
+            }
+            let home = self
+                .slots
+                .get(moving as usize)
+                .map_or(next, |answer| answer.hash as usize & mask);
+            // The hole lies on the way from its home to where it is.
+            if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
+                if let Some(place) = self.index.get_mut(hole) {
+                    *place = moving;
+                }
+                hole = next;
+            }
+            next = (next + 1) & mask;
+        }
+        if let Some(place) = self.index.get_mut(hole) {
+            *place = NO_SLOT;
         }
     }
 
@@ -789,16 +839,23 @@ impl Suggestions {
                     });
                     cache.slots.len() - 1
                 } else {
-                    cache.victim(writes)
+                    let victim = cache.victim(writes);
+                    cache.unindex_slot(victim);
+                    victim
                 };
                 if let Some(answer) = cache.slots.get_mut(slot) {
                     answer.prefix.clear();
+                    answer.prefix.reserve_exact(prefix.len());
                     answer.prefix.extend_from_slice(prefix);
                     answer.hash = hash;
                     // Searched below.
                     answer.until = i64::MIN;
                 }
-                cache.reindex();
+                if 2 * cache.slots.len() > cache.index.len() {
+                    cache.reindex();
+                } else {
+                    cache.index_slot(slot);
+                }
                 slot
             }
         };
@@ -859,7 +916,7 @@ impl Suggestions {
         if count == 0 || self.root == NIL {
             return until;
         }
-        found.reserve(count.min(self.len()));
+        found.reserve_exact(count.min(self.len()));
         // The entries under the prefix as O(log M) pieces, then the best
         // piece split again and again until `count` entries have come out
         // (each split pushes about two pieces a level).
@@ -2088,6 +2145,19 @@ mod tests {
         })
     }
 
+    impl HintCache {
+        /// The index finds every slot, and only them: one entry each.
+        fn check(&self) {
+            let entries = self.index.iter().filter(|&&slot| slot != NO_SLOT).count();
+            assert_eq!(entries, self.slots.len());
+            assert!(self.index.len() >= 2 * self.slots.len());
+            for (slot, answer) in self.slots.iter().enumerate() {
+                assert_eq!(answer.hash, hash(&answer.prefix));
+                assert_eq!(self.find(answer.hash, &answer.prefix), Some(slot));
+            }
+        }
+    }
+
     fn slots(tree: &Suggestions) -> usize {
         tree.hints.with(|cache| cache.slots.len()).unwrap_or(0)
     }
@@ -2143,6 +2213,21 @@ mod tests {
             assert!(slots(&tree) <= 2);
         }
         assert_eq!(kept(&tree, "", 10, 99, 2), ["ad", "aa", "b"]);
+        // Many prefixes through a few slots: each replacement leaves the
+        // index whole (prefixes that collide included, in a small index).
+        for round in 0..3 {
+            for n in 0..200 {
+                let prefix = format!("{}{n}", ["a", "b", "x"][n % 3]);
+                let expected: Vec<String> = tree
+                    .hint(prefix.as_bytes(), 10, 99)
+                    .into_iter()
+                    .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
+                    .collect();
+                assert_eq!(kept(&tree, &prefix, 10, 99, 5 + round), expected);
+                tree.hints.with(HintCache::check);
+                assert!(slots(&tree) <= 5 + round);
+            }
+        }
         // More than KEPT_MOST, or a prefix longer than KEPT_PREFIX_BYTES: not
         // kept.
         let before = tree.memory();
@@ -2292,6 +2377,7 @@ mod tests {
                             hints.map(|(c, w)| (c.to_vec(), w)).collect()
                         });
                     assert_eq!(kept, expected, "step {step}, kept");
+                    tree.hints.with(HintCache::check);
                     let under = model.keys().filter(|c| c.starts_with(&prefix)).count();
                     assert_eq!(tree.count(&prefix), under);
                 }
