@@ -434,7 +434,7 @@ struct Answer {
     /// How many entries were asked for: fewer nodes means the answer holds
     /// every entry under the prefix that had not faded.
     asked: usize,
-    /// [`Suggestions::writes`] when it was searched.
+    /// [`HintCache::writes`] when it was searched.
     writes: u64,
     /// It answers for times in `since..until`: from the search on, until
     /// the first of its entries fades.
@@ -2243,6 +2243,30 @@ mod tests {
         // A copy keeps none.
         kept(&tree, "a", 10, 99, 8);
         assert_eq!(slots(&tree.clone()), 0);
+        // What a prefix kept takes: about 200 bytes for COUNT 10 and a
+        // short prefix, at most about 530 (the docs say so).
+        let mut big = Suggestions::default();
+        for n in 0..1_000 {
+            big.set(
+                format!("{n:03}{}", "x".repeat(70)).as_bytes(),
+                f64::from(n),
+                None,
+            )
+            .unwrap();
+        }
+        let bare = big.memory();
+        for n in 0..64 {
+            kept(&big, &format!("{:03}", n * 10)[..2], 10, 0, 64);
+        }
+        let short = (big.memory() - bare) / 64;
+        assert!((150..=260).contains(&short), "{short} bytes a short prefix");
+        for n in 0..64 {
+            let prefix = format!("{n:03}{}", "x".repeat(61));
+            assert_eq!(prefix.len(), KEPT_PREFIX_BYTES);
+            kept(&big, &prefix, KEPT_MOST, 0, 64);
+        }
+        let most = (big.memory() - bare) / 64;
+        assert!(most <= 530, "{most} bytes a prefix at most");
     }
 
     /// Thousands of random operations against a plain map, with every
