@@ -40,7 +40,11 @@ Instructions (callgrind: counted, not timed): each server under `valgrind
 command N calls uncounted, the counters zeroed, N calls, dumped, zeroed, 2N
 calls, dumped: a call costs (count of 2N - count of N) / N, so connections and
 anything else counted once per batch cancel out (as `cost.py --unrelated`).
-Calls are sent by the same driver (8 connections, pipeline 64). On the first
+Calls are sent by the same driver (8 connections, pipeline 64). A hint
+repeated on one prefix is answered from the answer the key keeps for it
+(recipes.autocomplete-hint-cache); each hint row is also counted with that
+setting at 0, every hint then a search (what a prefix's first hint after a
+write costs). On the first
 server only (AC_SCALING=all for every server), how a hint's cost grows with
 the dictionary (10,000 / 100,000 / 1,000,000 entries, same generator, the
 1,000,000 point for ours only unless AC_BOOK_MILLION=1) and with the entries
@@ -633,6 +637,7 @@ def callgrind(binary, entries, scaling):
             result["hint"][prefix] = (ours, theirs)
             log(f"{label}: hint {prefix!r}: {ours['total']:,.0f} (module code {ours['own']:,.0f}) against "
                 f"{theirs['total']:,.0f} instructions")
+        result["searched"] = searched(server, "dict", list(result["hint"]), CALLS)
         words = feed_words(entries)
         for ex in (False, True):
             name = "feedex" if ex else "feed"
@@ -647,6 +652,20 @@ def callgrind(binary, entries, scaling):
         return result
     finally:
         server.stop()
+
+
+def searched(server, subject, prefixes, calls):
+    """Instructions per hint with nothing kept (recipes.autocomplete-hint-cache 0): each a search."""
+    server.cli("config", "set", "recipes.autocomplete-hint-cache", "0")
+    try:
+        out = {}
+        for prefix in prefixes:
+            out[prefix] = server.per_call([[hint_ours(subject, prefix)]], calls, split=True)
+            log(f"{server.label}: hint {prefix!r} searched: {out[prefix]['total']:,.0f} "
+                f"(module code {out[prefix]['own']:,.0f})")
+        return out
+    finally:
+        server.cli("config", "set", "recipes.autocomplete-hint-cache", "64")
 
 
 def instrument_off(server):
@@ -690,12 +709,15 @@ def scale(server, entries, measured):
     pipe(server.port, load_book("codes", data))
     server.instrument()
     populations = []
-    for prefix in ("xq1234", "xq123", "xq12", "xq1", "xq"):
+    codes_prefixes = ("xq1234", "xq123", "xq12", "xq1", "xq")
+    for prefix in codes_prefixes:
         ours = server.per_call([[hint_ours("codes", prefix)]], CALLS)["total"]
         theirs = server.per_call([[hint_book("codes", prefix)]], CALLS)["total"]
         populations.append((prefix, under(data, prefix), ours, theirs))
         log(f"{server.label}: codes, hint {prefix!r}: {ours:,.0f} against {theirs:,.0f}")
-    return {"sizes": sizes, "populations": populations}
+    cold = searched(server, "codes", codes_prefixes, CALLS)
+    return {"sizes": sizes, "populations": populations,
+            "searched": [cold[prefix]["total"] for prefix in codes_prefixes]}
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -813,19 +835,25 @@ def report(out, timed_rows, cost_rows, started, load, entries):
             "if time followed instructions. Of our call (`cost.py`'s split, from the 2N count alone): "
             "*module code* ran inside librecipes.so, *module API* is what the server ran for the API "
             "functions the module called (replies, keys, the module's allocations through RM_Alloc, "
-            "replication); *without module code* is book ÷ ours with the module's own code taken away.")
+            "replication); *without module code* is book ÷ ours with the module's own code taken away. "
+            "A hint repeated on one prefix is answered from the answer the key keeps for it; *searched* is "
+            "the same hint with `recipes.autocomplete-hint-cache 0`, every call a search of the tree (what "
+            "the first hint of a prefix after a write to the key costs), with its module code and book ÷ it.")
         add("")
         add("| server | call | ours | of it: module code | module API | book | book ÷ ours | "
-            "without module code |")
-        add("|---|---|---:|---:|---:|---:|---:|---:|")
+            "without module code | searched (module code) | book ÷ searched |")
+        add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in cost_rows:
-            items = [(f"hint `{prefix}`", pair) for prefix, pair in row["hint"].items()]
-            items += [("feedex" if ex else "feed", row["feed"][ex]) for ex in (False, True)]
-            for k, (what, (ours, theirs)) in enumerate(items):
+            items = [(f"hint `{prefix}`", pair, row.get("searched", {}).get(prefix))
+                     for prefix, pair in row["hint"].items()]
+            items += [("feedex" if ex else "feed", row["feed"][ex], None) for ex in (False, True)]
+            for k, (what, (ours, theirs), cold) in enumerate(items):
                 bound = theirs["total"] / (ours["total"] - ours["own"])
+                cold_cells = (f"{cold['total']:,.0f} ({cold['own']:,.0f}) | {theirs['total'] / cold['total']:.2f}×"
+                              if cold else "— | —")
                 add(f"| {'' if k else row['label']} | {what} | {ours['total']:,.0f} | {ours['own']:,.0f} | "
                     f"{ours['api']:,.0f} | {theirs['total']:,.0f} | **{theirs['total'] / ours['total']:.2f}×** | "
-                    f"{bound:.2f}× |")
+                    f"{bound:.2f}× | {cold_cells} |")
         add("")
         row = cost_rows[0]
         prefix, (ours, theirs) = next(iter(row["hint"].items()))
@@ -866,10 +894,10 @@ def report(out, timed_rows, cost_rows, started, load, entries):
             add("By entries under the prefix: a key of 100,000 entries `xq00000`…`xq99999` (Zipf weights, "
                 "shuffled), and the book's tables for them.")
             add("")
-            add("| prefix | entries under it | ours | book | book ÷ ours |")
-            add("|---|---:|---:|---:|---:|")
-            for prefix, count, ours, theirs in scaling["populations"]:
-                add(f"| `{prefix}` | {count:,} | {ours:,.0f} | {theirs:,.0f} | {theirs / ours:.2f}× |")
+            add("| prefix | entries under it | ours | book | book ÷ ours | ours searched |")
+            add("|---|---:|---:|---:|---:|---:|")
+            for (prefix, count, ours, theirs), cold in zip(scaling["populations"], scaling["searched"]):
+                add(f"| `{prefix}` | {count:,} | {ours:,.0f} | {theirs:,.0f} | {theirs / ours:.2f}× | {cold:,.0f} |")
             add("")
     lines += reading(timed_rows, cost_rows)
     text = "\n".join(lines) + "\n"
@@ -908,6 +936,12 @@ def reading(timed_rows, cost_rows):
             out.append(f"  In instructions a hint costs {span(ours, '{:,.0f}')} against {span(book, '{:,.0f}')} "
                        f"for ZRANGE ({span(ratio)}); the module's own code is {span(own, '{:,.0f}')} of it, and "
                        f"without it the ratio would be {span(bound)}.")
+            cold = [row["searched"][p]["total"] for row in cost_rows for p in row["hint"] if "searched" in row]
+            cold_ratio = [row["hint"][p][1]["total"] / row["searched"][p]["total"]
+                          for row in cost_rows for p in row["hint"] if "searched" in row]
+            if cold:
+                out.append(f"  Searched (nothing kept: a prefix's first hint after a write), a hint costs "
+                           f"{span(cold, '{:,.0f}')} ({span(cold_ratio)} of ZRANGE's count).")
         for ex, name in ((False, "feed"), (True, "feedex")):
             r = [median(ratios(*row["feeds"][ex])) for row in timed_rows]
             counted = [row["feed"][ex][1]["total"] / row["feed"][ex][0]["total"] for row in cost_rows]
@@ -936,7 +970,9 @@ def reading(timed_rows, cost_rows):
                    "(ZRANGE: " + " → ".join(f"{theirs:,.0f}" for _, _, _, theirs in populations) + "): each "
                    "tenfold more entries under the prefix adds "
                    + span([b[2] - a[2] for a, b in pairwise(populations)], "{:,.0f}")
-                   + " instructions to a hint.")
+                   + " instructions to a hint answered from what the key keeps, and "
+                   + span([b - a for a, b in pairwise(row["scaling"]["searched"])], "{:,.0f}")
+                   + " to a searched one (" + " → ".join(f"{c:,.0f}" for c in row["scaling"]["searched"]) + ").")
     out.append("")
     return out
 

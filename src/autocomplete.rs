@@ -7,6 +7,10 @@
 //! each subtree knowing its best weight and earliest fade time, so the top N
 //! under a prefix (a range of contents) costs O((N + F) log M), F faded
 //! entries passed over, whatever the number of entries under the prefix.
+//! The key also keeps the answers of the prefixes last hinted (up to
+//! `recipes.autocomplete-hint-cache` of them) until its next write or the
+//! first fade among their entries: a hot prefix costs O(N), its reply
+//! written from the stored bytes.
 //!
 //! Fading. An entry whose time has passed is never answered (hints, weights,
 //! counts skip it by the server's clock, on replicas too). Only the primary
@@ -43,6 +47,7 @@ use crate::common::ffi::context::now_ms;
 use crate::common::ffi::io::{Digest, Reader, Rewrite, Writer};
 use crate::common::ffi::key::{Key, Kind};
 use crate::common::ffi::replicate::{self, Word};
+use crate::common::ffi::reply::direct;
 use crate::common::reply::{Item, Replied, Reply};
 use crate::common::stats::Stat;
 use crate::common::time;
@@ -61,6 +66,10 @@ pub static AUTOCOMPLETE_TYPE: RedisType = RedisType::new(
 /// `recipes.autocomplete-max-chars`: the longest content `FEED` and `SET`
 /// take, in characters. Entries stored under a larger setting stay.
 pub static MAX_CHARS: Setting = Setting::new(c"autocomplete-max-chars", 256, 1, 65_536);
+
+/// `recipes.autocomplete-hint-cache`: how many prefixes' answers a key
+/// keeps between writes (see `core.rs`); 0 keeps none.
+pub static HINT_CACHE: Setting = Setting::new(c"autocomplete-hint-cache", 64, 0, 4096);
 
 /// The most faded entries one write removes (and replicates) before its own
 /// change: a key where many faded at once is cleaned over several writes,
@@ -375,15 +384,25 @@ fn hint<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let Some(suggestions) = key.value::<Suggestions>()? else {
         return Ok(RedisValue::Array(Vec::new()).into());
     };
-    let found = suggestions.hint(prefix, count as usize, now_ms());
-    let content = |bytes: &[u8]| RedisValue::StringBuffer(bytes.to_vec());
-    if with_weights.is_none() {
-        return Ok(RedisValue::Array(found.iter().map(|(c, _)| content(c)).collect()).into());
-    }
-    let pairs = found
-        .iter()
-        .map(|(c, w)| (content(c), RedisValue::Float(*w)));
-    Ok(Reply::Pairs(pairs.collect()))
+    let keep = usize::try_from(HINT_CACHE.value()).unwrap_or(0);
+    let weights = with_weights.is_some();
+    let pairs = weights && direct::resp3(ctx);
+    // Written from the stored bytes as they are read: nothing can fail
+    // from here on.
+    suggestions.hint_with(prefix, count as usize, now_ms(), keep, |hints| {
+        let len = hints.len();
+        direct::array(ctx, if weights && !pairs { 2 * len } else { len });
+        for (content, weight) in hints {
+            if pairs {
+                direct::array(ctx, 2);
+            }
+            direct::bulk(ctx, content);
+            if weights {
+                direct::double(ctx, weight);
+            }
+        }
+    });
+    Ok(RedisValue::NoReply.into())
 }
 
 /// `AUTOCOMPLETE.WEIGHT key content` → the entry's weight, or nil.
@@ -547,7 +566,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
     stats: &[&AUTOCOMPLETE_KEYS, &FADED],
     waiting: None,
-    settings: &[&MAX_CHARS],
+    settings: &[&MAX_CHARS, &HINT_CACHE],
     stored: &[StoredType {
         data_type: &AUTOCOMPLETE_TYPE,
         encodings: ENCODINGS,
@@ -594,7 +613,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         acl_categories: c"read fast",
         arity: -3,
         summary: c"The heaviest entries starting with a prefix, weight descending",
-        complexity: c"O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key",
+        complexity: c"O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key; O(N) for a prefix whose answer the key keeps (hinted since its last write)",
         since: SINCE,
         args: &[
             KEY,

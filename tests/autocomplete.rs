@@ -991,6 +991,206 @@ server_tests! {
         assert!(used(&mut con) - before < grown / 5, "the memory went back");
     }
 
+    fn kept_hints_answer_afresh_after_every_write(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let mut con3 = resp3(&server);
+        for (content, weight) in [("apple", "5"), ("apricot", "4"), ("avocado", "3"), ("banana", "2")] {
+            assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", content, weight]), 1);
+        }
+        let usage = |con: &mut Connection| int(con, &["MEMORY", "USAGE", "k"]);
+        let bare = usage(&mut con);
+        let top = |con: &mut Connection| -> Vec<String> { query(con, &["AUTOCOMPLETE.HINT", "k", "a", "COUNT", "2"]) };
+        assert_eq!(top(&mut con), ["apple", "apricot"]);
+        // The answer is kept, and MEMORY USAGE counts it.
+        let kept = usage(&mut con);
+        assert!(kept > bare, "{kept} after a hint, {bare} before");
+        assert_eq!(top(&mut con), ["apple", "apricot"]);
+        // Each kind of write: the next hint is the new answer.
+        assert_eq!(feed(&mut con, &["k", "avocado", "10"]), "13");
+        assert_eq!(top(&mut con), ["avocado", "apple"], "after FEED");
+        assert_eq!(feed(&mut con, &["k", "apricot", "20", "PX", "600000"]), "24");
+        assert_eq!(top(&mut con), ["apricot", "avocado"], "after FEED … PX");
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "apple", "100"]), 0);
+        assert_eq!(top(&mut con), ["apple", "apricot"], "after SET");
+        let later = (server_ms(&mut con) + 600_000).to_string();
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "almond", "50", "PXAT", &later]), 1);
+        assert_eq!(top(&mut con), ["apple", "almond"], "after SET … PXAT");
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.REMOVE", "k", "apple", "nothing"]), 1);
+        assert_eq!(top(&mut con), ["almond", "apricot"], "after REMOVE");
+        // A refused write changes nothing, the answer neither.
+        assert_eq!(error(&mut con, &cmd(&["AUTOCOMPLETE.FEED", "k", "almond", "inf"])), NOT_FINITE);
+        assert_eq!(top(&mut con), ["almond", "apricot"], "after a refused FEED");
+        // An entry that fades: gone from the kept answer once its time
+        // passes (no write), and the primary's next write removes it.
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "ace", "1000", "PX", "150"]), 1);
+        assert_eq!(top(&mut con), ["ace", "almond"]);
+        thread::sleep(Duration::from_millis(200));
+        assert_eq!(top(&mut con), ["almond", "apricot"], "after the fade time");
+        assert_eq!(feed(&mut con, &["k", "banana"]), "3");
+        assert_eq!(faded_count(&mut con), 1);
+        assert_eq!(top(&mut con), ["almond", "apricot"], "after the fade was removed");
+        // COUNT smaller and larger than the answer kept (searched for 10).
+        let count = |con: &mut Connection, n: &str| -> Vec<String> { query(con, &["AUTOCOMPLETE.HINT", "k", "a", "COUNT", n]) };
+        assert_eq!(count(&mut con, "1"), ["almond"]);
+        assert_eq!(count(&mut con, "3"), ["almond", "apricot", "avocado"]);
+        assert_eq!(count(&mut con, "10"), ["almond", "apricot", "avocado"]);
+        assert_eq!(count(&mut con, "1000"), ["almond", "apricot", "avocado"]);
+        for n in 0..20 {
+            assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", &format!("a{n:02}"), &n.to_string()]), 1);
+        }
+        // Weight descending, then content descending.
+        let mut weighed: Vec<(f64, String)> = vec![(50.0, "almond".into()), (24.0, "apricot".into()), (13.0, "avocado".into())];
+        weighed.extend((0..20).map(|n| (n as f64, format!("a{n:02}"))));
+        weighed.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        let all: Vec<String> = weighed.into_iter().map(|(_, content)| content).collect();
+        assert_eq!(all[7..10], ["a14", "avocado", "a13"]);
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        assert_eq!(count(&mut con, "11"), all[..11], "more than the 10 kept");
+        assert_eq!(count(&mut con, "10"), all[..10]);
+        assert_eq!(count(&mut con, "64"), all);
+        assert_eq!(count(&mut con, "65"), all, "more than any answer kept");
+        assert_eq!(count(&mut con, "5"), all[..5]);
+        // WITHWEIGHTS from a kept answer, RESP2 and RESP3.
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        let pairs: Vec<(String, String)> = query(&mut con, &["AUTOCOMPLETE.HINT", "k", "a", "COUNT", "2", "WITHWEIGHTS"]);
+        assert_eq!(pairs, [("almond".to_string(), "50".to_string()), ("apricot".to_string(), "24".to_string())]);
+        let pairs = value(&mut con3, &["AUTOCOMPLETE.HINT", "k", "a", "COUNT", "2", "WITHWEIGHTS"]);
+        let pair = |content: &str, weight: f64| Value::Array(vec![Value::BulkString(content.into()), Value::Double(weight)]);
+        assert_eq!(pairs, Value::Array(vec![pair("almond", 50.0), pair("apricot", 24.0)]));
+        // A copy answers the same, and its writes are its own.
+        assert_eq!(int(&mut con, &["COPY", "k", "k2"]), 1);
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        assert_eq!(query::<Vec<String>>(&mut con, &["AUTOCOMPLETE.HINT", "k2", "a", "COUNT", "2"]), all[..2]);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.REMOVE", "k2", "almond"]), 1);
+        assert_eq!(query::<Vec<String>>(&mut con, &["AUTOCOMPLETE.HINT", "k2", "a", "COUNT", "2"]), all[1..3]);
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        // recipes.autocomplete-hint-cache bounds the prefixes kept; 0 keeps
+        // none and gives their memory back.
+        harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", "0"]);
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        let none = usage(&mut con);
+        assert_eq!(count(&mut con, "2"), all[..2]);
+        assert_eq!(usage(&mut con), none, "nothing kept");
+        harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", "2"]);
+        for prefix in ["a", "b", "c", "al", "ap", "a0", "a1"] {
+            let _: Vec<String> = query(&mut con, &["AUTOCOMPLETE.HINT", "k", prefix]);
+        }
+        let two = usage(&mut con);
+        assert!(two > none && two < none + 1_024, "{two} bytes with two prefixes kept, {none} with none");
+        harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", "64"]);
+        assert_eq!(count(&mut con, "3"), all[..3]);
+        // Nothing of it is stored: RDB and DUMP are those of the entries.
+        let stored = digest_value(&mut con, "k");
+        let dump: Vec<u8> = redis::cmd("DUMP").arg("k").query(&mut con).unwrap();
+        harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", "0"]);
+        let _: Vec<String> = query(&mut con, &["AUTOCOMPLETE.HINT", "k", "a"]);
+        let bare_dump: Vec<u8> = redis::cmd("DUMP").arg("k").query(&mut con).unwrap();
+        assert_eq!(dump, bare_dump);
+        assert_eq!(digest_value(&mut con, "k"), stored);
+    }
+
+    fn kept_hints_lose_entries_as_they_fade_on_the_primary_and_its_replica(flavor) {
+        let pair = Replicated::start(flavor);
+        let mut con = pair.primary.con();
+        let mut replica = pair.replica.con();
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "heavy", "100", "PX", "400"]), 1);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "mid", "50"]), 1);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "light", "10", "PX", "600000"]), 1);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "least", "1"]), 1);
+        pair.sync();
+        let top = |con: &mut Connection, count: &str| -> Vec<String> { query(con, &["AUTOCOMPLETE.HINT", "k", "", "COUNT", count]) };
+        for (side, name) in [(&mut con, "primary"), (&mut replica, "replica")] {
+            assert_eq!(top(side, "1"), ["heavy"], "{name}");
+            assert_eq!(top(side, "10"), ["heavy", "mid", "light", "least"], "{name}");
+            assert_eq!(hint_weights(side, "k", "")[0], ("heavy".to_string(), "100".to_string()), "{name}");
+        }
+        thread::sleep(Duration::from_millis(450));
+        // No write since: each side's kept answer loses the faded entry.
+        for (side, name) in [(&mut con, "primary"), (&mut replica, "replica")] {
+            assert_eq!(top(side, "1"), ["mid"], "{name}");
+            assert_eq!(top(side, "10"), ["mid", "light", "least"], "{name}");
+            assert_eq!(top(side, "2"), ["mid", "light"], "{name}");
+            assert_eq!(info(side, "k").0, 3, "{name}: still stored, not counted");
+        }
+        assert_eq!(faded_count(&mut con), 0);
+        // The primary's next write removes it, and both answer the same.
+        assert_eq!(feed(&mut con, &["k", "least", "100"]), "101");
+        pair.sync();
+        for (side, name) in [(&mut con, "primary"), (&mut replica, "replica")] {
+            assert_eq!(top(side, "10"), ["least", "mid", "light"], "{name}");
+        }
+        assert_eq!(faded_count(&mut con), 1);
+        assert_eq!(digest(&mut replica), digest(&mut con));
+    }
+
+    fn kept_hints_match_the_book_through_interleaved_writes(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let mut rng = StdRng::seed_from_u64(0xac_4ee7);
+        let mut contents: Vec<String> = Vec::new();
+        // A few hot prefixes, asked again and again between writes.
+        let hot = ["", "a", "b", "中", "ab", "é", "a中", "😀"];
+        let increments = ["1", "2", "0.5", "-1", "3.25"];
+        let (mut hints, mut writes) = (0, 0);
+        for step in 0..4_000 {
+            let content = if !contents.is_empty() && rng.random_bool(0.5) {
+                contents[rng.random_range(0..contents.len())].clone()
+            } else {
+                random_content(&mut rng)
+            };
+            let mut book = Book::new();
+            match rng.random_range(0..20) {
+                0..=11 => {
+                    let prefix = if rng.random_bool(0.8) {
+                        hot[rng.random_range(0..hot.len())].to_string()
+                    } else {
+                        content.chars().take(rng.random_range(0..4)).collect()
+                    };
+                    let count = [1, 2, 3, 10, 11, 64, 65][rng.random_range(0..7)];
+                    let last = (count - 1).to_string();
+                    let count = count.to_string();
+                    let book_key = format!("book:{prefix}");
+                    let (expected, got) = if rng.random_bool(0.3) {
+                        (value(&mut con, &["ZRANGE", &book_key, "0", &last, "REV", "WITHSCORES"]),
+                         value(&mut con, &["AUTOCOMPLETE.HINT", "k", &prefix, "COUNT", &count, "WITHWEIGHTS"]))
+                    } else {
+                        (value(&mut con, &["ZRANGE", &book_key, "0", &last, "REV"]),
+                         value(&mut con, &["AUTOCOMPLETE.HINT", "k", &prefix, "COUNT", &count]))
+                    };
+                    assert_eq!(got, expected, "step {step}: prefix {prefix:?} COUNT {count}");
+                    hints += 1;
+                    continue;
+                }
+                12..=15 => {
+                    let increment = increments[rng.random_range(0..increments.len())];
+                    book.feed(&content, increment);
+                    book.pipe.cmd("AUTOCOMPLETE.FEED").arg("k").arg(&content).arg(increment).ignore();
+                }
+                16..=17 => {
+                    let weight = increments[rng.random_range(0..increments.len())];
+                    book.set(&content, weight);
+                    book.pipe.cmd("AUTOCOMPLETE.SET").arg("k").arg(&content).arg(weight).ignore();
+                }
+                18 => {
+                    book.remove(&content);
+                    book.pipe.cmd("AUTOCOMPLETE.REMOVE").arg("k").arg(&content).ignore();
+                }
+                _ => {
+                    // Fewer prefixes kept than are hot, or none, for a while.
+                    let keep = ["0", "1", "3", "64"][rng.random_range(0..4)];
+                    harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", keep]);
+                    continue;
+                }
+            }
+            let _: () = book.pipe.query(&mut con).unwrap();
+            contents.push(content);
+            writes += 1;
+        }
+        assert!(hints > 2_000 && writes > 1_000, "{hints} hints, {writes} writes");
+        assert_eq!(card(&mut con, "k"), int(&mut con, &["ZCARD", "book:"]));
+    }
+
     fn writes_fire_events_and_abort_watch(flavor) {
         let server = Server::start(flavor);
         let events = harness::keyspace_events(&server, 8, |con| {
@@ -1080,7 +1280,7 @@ server_tests! {
         harness::check_keys_and_docs(&mut con, &calls[2..3], "k", "AUTOCOMPLETE.HINT", module_docs(
             "The heaviest entries starting with a prefix, weight descending",
             "0.6.0",
-            "O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key",
+            "O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key; O(N) for a prefix whose answer the key keeps (hinted since its last write)",
             &[
                 "- name=key type=key key_spec_index=0",
                 "- name=prefix type=string",

@@ -29,6 +29,7 @@ fn expect(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 const DEFAULTS: &[(&str, &str)] = &[
     ("recipes.article-slug-max-chars", "200"),
+    ("recipes.autocomplete-hint-cache", "64"),
     ("recipes.autocomplete-max-chars", "256"),
     ("recipes.rate-max-limits", "16"),
     ("recipes.rate-sliding-max", "100000"),
@@ -120,6 +121,7 @@ server_tests! {
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "5"),
+                ("recipes.autocomplete-hint-cache", "64"),
                 ("recipes.autocomplete-max-chars", "3"),
                 ("recipes.rate-max-limits", "2"),
                 ("recipes.rate-sliding-max", "1000"),
@@ -168,6 +170,8 @@ server_tests! {
             ("recipes.article-slug-max-chars", "4097", "argument must be between 1 and 4096 inclusive"),
             ("recipes.autocomplete-max-chars", "0", "argument must be between 1 and 65536 inclusive"),
             ("recipes.autocomplete-max-chars", "65537", "argument must be between 1 and 65536 inclusive"),
+            ("recipes.autocomplete-hint-cache", "-1", "argument must be between 0 and 4096 inclusive"),
+            ("recipes.autocomplete-hint-cache", "4097", "argument must be between 0 and 4096 inclusive"),
         ] {
             assert_eq!(
                 error(&mut con, &cmd(&["CONFIG", "SET", name, value])),
@@ -183,6 +187,7 @@ server_tests! {
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "200"),
+                ("recipes.autocomplete-hint-cache", "64"),
                 ("recipes.autocomplete-max-chars", "256"),
                 ("recipes.rate-max-limits", "8"),
                 ("recipes.rate-sliding-max", "100000"),
@@ -210,6 +215,7 @@ server_tests! {
             settings(&mut server.con()),
             expect(&[
                 ("recipes.article-slug-max-chars", "64"),
+                ("recipes.autocomplete-hint-cache", "64"),
                 ("recipes.autocomplete-max-chars", "16"),
                 ("recipes.rate-max-limits", "3"),
                 ("recipes.rate-sliding-max", "500"),
@@ -261,6 +267,7 @@ server_tests! {
             settings(&mut con),
             expect(&[
                 ("recipes.article-slug-max-chars", "10"),
+                ("recipes.autocomplete-hint-cache", "64"),
                 ("recipes.autocomplete-max-chars", "256"),
                 ("recipes.rate-max-limits", "4"),
                 ("recipes.rate-sliding-max", "100000"),
@@ -316,6 +323,7 @@ server_tests! {
                     settings(&mut con),
                     expect(&[
                         ("recipes.article-slug-max-chars", "200"),
+                        ("recipes.autocomplete-hint-cache", "64"),
                         ("recipes.autocomplete-max-chars", "256"),
                         ("recipes.rate-max-limits", "4"),
                         ("recipes.rate-sliding-max", "100000"),

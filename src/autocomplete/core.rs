@@ -31,6 +31,14 @@
 //! A removed node's slot is filled with the arena's last node, so the arena
 //! always holds exactly the entries and gives its memory back as they go.
 //!
+//! Hints are also kept: the answers to the last prefixes hinted (a bounded
+//! number, replaced by the clock algorithm), as node numbers, so a hint
+//! asked again costs a hash of its prefix, not a search. An answer is good
+//! until the next write to the key (each write bumps a counter, which the
+//! answers record) and until the earliest fade time among its own entries:
+//! entries left out were faded (and stay so) or lighter, so whether they
+//! fade changes nothing. Answers are never saved, copied or digested.
+//!
 //! Weights follow `ZINCRBY`: any `f64` but NaN (a result that would be NaN
 //! is refused and changes nothing), -0.0 stored as 0.0. Fade times are
 //! absolute Unix ms; an entry whose fade time is at or before `now` is no
@@ -39,6 +47,7 @@
 #![forbid(unsafe_code)]
 
 use crate::common::memory::block;
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::mem::size_of;
@@ -333,7 +342,9 @@ pub struct Suggestions {
     /// The allocator's blocks for the contents not inside their nodes
     /// (see [`block`]), and how many there are.
     content_bytes: usize,
-    content_blocks: usize,
+    /// (A `u32`: there are fewer than [`MAX_ENTRIES`].)
+    content_blocks: u32,
+    hints: Kept,
 }
 
 impl Default for Suggestions {
@@ -343,9 +354,259 @@ impl Default for Suggestions {
             root: NIL,
             content_bytes: 0,
             content_blocks: 0,
+            hints: Kept::default(),
         }
     }
 }
+
+/// The most entries a kept answer holds: a hint for more is searched each
+/// time.
+pub const KEPT_MOST: usize = 64;
+
+/// The fewest entries a kept answer is searched for, so that hints for
+/// fewer (`COUNT 3`, `COUNT 5`, the default 10) share it.
+const KEPT_LEAST: usize = 10;
+
+/// The longest prefix, in bytes, whose answers are kept (longer ones are
+/// rarely asked twice, and would make the kept answers' memory unbounded).
+pub const KEPT_PREFIX_BYTES: usize = 64;
+
+/// No slot, in [`HintCache::index`].
+const NO_SLOT: u32 = u32::MAX;
+
+/// The answers kept (see the module's notes), in a `Cell`: hints read the
+/// key, yet fill the cache, which a hint takes out and puts back. One
+/// pointer in the value, none allocated until a hint: a key never hinted
+/// takes no more memory. A copy of the key starts with none.
+#[derive(Default)]
+struct Kept(Cell<Option<Box<HintCache>>>);
+
+impl Clone for Kept {
+    fn clone(&self) -> Self {
+        Kept::default()
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        out.write_str("Kept")
+    }
+}
+
+impl Kept {
+    /// The answers kept no longer answer: a write.
+    fn written(&mut self) {
+        if let Some(cache) = self.0.get_mut() {
+            cache.writes = cache.writes.wrapping_add(1);
+        }
+    }
+
+    /// What `read` gives of the cache, if there is one.
+    fn with<R>(&self, read: impl FnOnce(&HintCache) -> R) -> Option<R> {
+        let cache = self.0.take();
+        let got = cache.as_deref().map(read);
+        self.0.set(cache);
+        got
+    }
+}
+
+#[derive(Debug, Default)]
+struct HintCache {
+    /// Writes to the key since the cache was made: an answer answers only
+    /// while this is what it recorded.
+    writes: u64,
+    slots: Vec<Answer>,
+    /// The slots by their prefix's hash, open addressing with linear
+    /// probing: slot numbers, [`NO_SLOT`] where free. Its length is a power
+    /// of two, at least twice the slots, so a probe always ends.
+    index: Vec<u32>,
+    /// The clock's hand: the next slot looked at for replacement.
+    hand: usize,
+}
+
+/// The answer kept for one prefix.
+#[derive(Debug)]
+struct Answer {
+    prefix: Vec<u8>,
+    hash: u64,
+    /// The answer's nodes, best first.
+    nodes: Vec<u32>,
+    /// How many entries were asked for: fewer nodes means the answer holds
+    /// every entry under the prefix that had not faded.
+    asked: usize,
+    /// [`HintCache::writes`] when it was searched.
+    writes: u64,
+    /// It answers for times in `since..until`: from the search on, until
+    /// the first of its entries fades.
+    since: i64,
+    until: i64,
+    /// Asked since the clock's hand last passed.
+    used: bool,
+}
+
+/// FNV-1a: prefixes are short, and the slots few (a client that makes
+/// prefixes collide makes a probe at most as long as the slots).
+fn hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl HintCache {
+    /// The slot of `prefix`, if kept (good or not).
+    fn find(&self, hash: u64, prefix: &[u8]) -> Option<usize> {
+        let mask = self.index.len().checked_sub(1)?;
+        let mut at = hash as usize & mask;
+        loop {
+            let slot = *self.index.get(at)?;
+            if slot == NO_SLOT {
+                return None;
+            }
+            let answer = self.slots.get(slot as usize)?;
+            if answer.hash == hash && answer.prefix == prefix {
+                return Some(slot as usize);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Rebuilds the index over the slots: O(slots), when the slots
+    /// outgrow it (doubling it, so O(1) a slot added) or are cut.
+    fn reindex(&mut self) {
+        let size = (2 * self.slots.len()).next_power_of_two().max(8);
+        self.index.clear();
+        self.index.resize(size, NO_SLOT);
+        for slot in 0..self.slots.len() {
+            self.index_slot(slot);
+        }
+    }
+
+    /// Enters `slot` in the index, which has room (twice the slots).
+    fn index_slot(&mut self, slot: usize) {
+        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
+        else {
+            return;
+        };
+        let mut at = answer.hash as usize & mask;
+        while let Some(taken) = self.index.get_mut(at) {
+            if *taken == NO_SLOT {
+                // Fewer than u32::MAX slots (the setting's range).
+                *taken = slot as u32;
+                return;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Takes `slot` out of the index (before its prefix changes): the
+    /// entries after it in its run move back where a probe from their
+    /// home still finds them. O(run).
+    fn unindex_slot(&mut self, slot: usize) {
+        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
+        else {
+            return;
+        };
+        let mut hole = answer.hash as usize & mask;
+        loop {
+            match self.index.get(hole) {
+                Some(&taken) if taken == slot as u32 => break,
+                Some(&taken) if taken != NO_SLOT => hole = (hole + 1) & mask,
+                _ => return,
+            }
+        }
+        let mut next = (hole + 1) & mask;
+        loop {
+            let Some(&moving) = self.index.get(next) else {
+                return;
+            };
+            if moving == NO_SLOT {
+                break;
+            }
+            let home = self
+                .slots
+                .get(moving as usize)
+                .map_or(next, |answer| answer.hash as usize & mask);
+            // The hole lies on the way from its home to where it is.
+            if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
+                if let Some(place) = self.index.get_mut(hole) {
+                    *place = moving;
+                }
+                hole = next;
+            }
+            next = (next + 1) & mask;
+        }
+        if let Some(place) = self.index.get_mut(hole) {
+            *place = NO_SLOT;
+        }
+    }
+
+    /// A slot to replace: the first from the hand that is out of date or
+    /// was not asked since the hand last passed (clearing the marks it
+    /// passes). `slots` is not empty.
+    fn victim(&mut self, writes: u64) -> usize {
+        let len = self.slots.len();
+        for _ in 0..=len {
+            let at = self.hand % len;
+            self.hand = (at + 1) % len;
+            if let Some(answer) = self.slots.get_mut(at) {
+                if answer.writes != writes || !answer.used {
+                    return at;
+                }
+                answer.used = false;
+            }
+        }
+        self.hand
+    }
+
+    /// Bytes held, as the allocator rounds them.
+    fn memory(&self) -> usize {
+        block(size_of::<HintCache>())
+            + block(self.slots.capacity() * size_of::<Answer>())
+            + block(self.index.capacity() * size_of::<u32>())
+            + self
+                .slots
+                .iter()
+                .map(|answer| {
+                    block(answer.prefix.capacity())
+                        + block(answer.nodes.capacity() * size_of::<u32>())
+                })
+                .sum::<usize>()
+    }
+
+    fn allocations(&self) -> usize {
+        1 + usize::from(self.slots.capacity() > 0)
+            + usize::from(self.index.capacity() > 0)
+            + self
+                .slots
+                .iter()
+                .map(|answer| {
+                    usize::from(answer.prefix.capacity() > 0)
+                        + usize::from(answer.nodes.capacity() > 0)
+                })
+                .sum::<usize>()
+    }
+}
+
+/// A hint's entries, best first: content and weight.
+pub struct Hints<'a> {
+    tree: &'a Suggestions,
+    nodes: std::slice::Iter<'a, u32>,
+}
+
+impl<'a> Iterator for Hints<'a> {
+    type Item = (&'a [u8], f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let node = self.tree.node(*self.nodes.next()?);
+        Some((&node.content, node.weight))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.nodes.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Hints<'_> {}
 
 impl Suggestions {
     /// Suggestions read back from storage, in any order (content order is
@@ -386,7 +647,8 @@ impl Suggestions {
         let mut built = Suggestions::default();
         let len = nodes.len();
         built.content_bytes = nodes.iter().map(|node| node.content.block()).sum();
-        built.content_blocks = nodes.iter().filter(|node| node.content.block() > 0).count();
+        // At most MAX_ENTRIES, checked above.
+        built.content_blocks = nodes.iter().filter(|node| node.content.block() > 0).count() as u32;
         built.chunks.reserve_exact(len.div_ceil(CHUNK));
         let mut rest = nodes.into_iter();
         while rest.len() > 0 {
@@ -456,6 +718,7 @@ impl Suggestions {
     /// Sets (`Some`) or clears (`None`) the fade time of `content`: `false`
     /// when it is absent. O(log M).
     pub fn set_fade(&mut self, content: &[u8], fade_at: Option<i64>) -> bool {
+        self.hints.written();
         let mut path = Path::new();
         let Some(at) = self.find(content, Some(&mut path)) else {
             return false;
@@ -499,13 +762,161 @@ impl Suggestions {
 
     /// The best `count` entries that start with `prefix` (all for an empty
     /// one) and have not faded by `now`: weight descending, then content
-    /// descending (`ZRANGE … REV`). O((count + faded entries met) · log M),
-    /// however many entries start with `prefix`.
-    pub fn hint(&self, prefix: &[u8], count: usize, now: i64) -> Vec<(&[u8], f64)> {
-        if count == 0 || self.root == NIL {
-            return Vec::new();
+    /// descending (`ZRANGE … REV`), handed to `reply`. Answers for up to
+    /// [`KEPT_MOST`] entries under prefixes of up to [`KEPT_PREFIX_BYTES`]
+    /// are kept, up to `keep` of them (0: none, and those kept are
+    /// dropped): asked again before a write, and before one of its entries
+    /// fades, an answer costs O(prefix length). Otherwise a search,
+    /// O((count + faded entries met) · log M) however many entries start
+    /// with `prefix`.
+    pub fn hint_with<R>(
+        &self,
+        prefix: &[u8],
+        count: usize,
+        now: i64,
+        keep: usize,
+        reply: impl FnOnce(Hints<'_>) -> R,
+    ) -> R {
+        if keep == 0 {
+            // Those kept before go, with their memory.
+            self.hints.0.set(None);
         }
-        let mut hints = Vec::with_capacity(count.min(self.len()));
+        if keep == 0 || count > KEPT_MOST || prefix.len() > KEPT_PREFIX_BYTES {
+            return self.hint_searched(prefix, count, now, reply);
+        }
+        if count == 0 || self.root == NIL {
+            return reply(Hints {
+                tree: self,
+                nodes: [].iter(),
+            });
+        }
+        let mut cache = self.hints.0.take().unwrap_or_default();
+        let slot = self.answer(&mut cache, prefix, count, now, keep);
+        let nodes = match cache.slots.get(slot) {
+            Some(answer) => answer.nodes.get(..count).unwrap_or(&answer.nodes),
+            None => &[],
+        };
+        let replied = reply(Hints {
+            tree: self,
+            nodes: nodes.iter(),
+        });
+        self.hints.0.set(Some(cache));
+        replied
+    }
+
+    /// The slot of `cache` that holds the answer for `prefix`, good for
+    /// `count` entries at `now`: kept, or searched into a new slot (at most
+    /// `keep`, replacing one if need be) or an old one.
+    fn answer(
+        &self,
+        cache: &mut HintCache,
+        prefix: &[u8],
+        count: usize,
+        now: i64,
+        keep: usize,
+    ) -> usize {
+        if cache.slots.len() > keep {
+            cache.slots.truncate(keep);
+            cache.slots.shrink_to_fit();
+            cache.hand = 0;
+            cache.reindex();
+        }
+        let writes = cache.writes;
+        let hash = hash(prefix);
+        let slot = match cache.find(hash, prefix) {
+            Some(slot) => slot,
+            None => {
+                let slot = if cache.slots.len() < keep {
+                    cache.slots.push(Answer {
+                        prefix: Vec::new(),
+                        hash,
+                        nodes: Vec::new(),
+                        asked: 0,
+                        writes,
+                        since: 0,
+                        until: i64::MIN,
+                        used: false,
+                    });
+                    cache.slots.len() - 1
+                } else {
+                    let victim = cache.victim(writes);
+                    cache.unindex_slot(victim);
+                    victim
+                };
+                if let Some(answer) = cache.slots.get_mut(slot) {
+                    answer.prefix.clear();
+                    answer.prefix.reserve_exact(prefix.len());
+                    answer.prefix.extend_from_slice(prefix);
+                    answer.hash = hash;
+                    // Searched below.
+                    answer.until = i64::MIN;
+                }
+                if 2 * cache.slots.len() > cache.index.len() {
+                    cache.reindex();
+                } else {
+                    cache.index_slot(slot);
+                }
+                slot
+            }
+        };
+        if let Some(answer) = cache.slots.get_mut(slot) {
+            answer.used = true;
+            let good = answer.writes == writes
+                && answer.since <= now
+                && now < answer.until
+                && (count <= answer.nodes.len() || answer.nodes.len() < answer.asked);
+            if !good {
+                answer.nodes.clear();
+                answer.asked = count.max(KEPT_LEAST);
+                answer.until = self.search(&answer.prefix, answer.asked, now, &mut answer.nodes);
+                answer.since = now;
+                answer.writes = writes;
+            }
+        }
+        slot
+    }
+
+    /// A hint searched, not kept.
+    fn hint_searched<R>(
+        &self,
+        prefix: &[u8],
+        count: usize,
+        now: i64,
+        reply: impl FnOnce(Hints<'_>) -> R,
+    ) -> R {
+        let mut nodes = Vec::new();
+        self.search(prefix, count, now, &mut nodes);
+        reply(Hints {
+            tree: self,
+            nodes: nodes.iter(),
+        })
+    }
+
+    #[cfg(test)]
+    /// A hint's entries, searched (see [`Suggestions::hint_with`]).
+    pub fn hint(&self, prefix: &[u8], count: usize, now: i64) -> Vec<(&[u8], f64)> {
+        let mut nodes = Vec::new();
+        self.search(prefix, count, now, &mut nodes);
+        nodes
+            .iter()
+            .map(|&at| {
+                let node = self.node(at);
+                (&*node.content, node.weight)
+            })
+            .collect()
+    }
+
+    /// Puts in `found` the nodes of the best `count` entries that start
+    /// with `prefix` and have not faded by `now` (see
+    /// [`Suggestions::hint_with`]), and returns the earliest fade time among
+    /// them (`i64::MAX` if none fades). O((count + faded entries met) · log
+    /// M), however many entries start with `prefix`.
+    fn search(&self, prefix: &[u8], count: usize, now: i64, found: &mut Vec<u32>) -> i64 {
+        let mut until = i64::MAX;
+        if count == 0 || self.root == NIL {
+            return until;
+        }
+        found.reserve_exact(count.min(self.len()));
         // The entries under the prefix as O(log M) pieces, then the best
         // piece split again and again until `count` entries have come out
         // (each split pushes about two pieces a level).
@@ -520,13 +931,16 @@ impl Suggestions {
             };
             let node = self.node(at);
             if !node.faded(now) {
-                hints.push((&*node.content, node.weight));
-                if hints.len() >= count {
+                if let Some(fade) = node.fade_at() {
+                    until = until.min(fade);
+                }
+                found.push(at);
+                if found.len() >= count {
                     break;
                 }
             }
         }
-        hints
+        until
     }
 
     #[cfg(test)]
@@ -626,24 +1040,28 @@ impl Suggestions {
 
     /// Bytes held, for `MEMORY USAGE`: every block allocated, as the
     /// allocator rounds it (see [`block`]): the value itself, the arena's
-    /// chunks and the list of them, each content not inside its node.
-    /// O(M / CHUNK).
+    /// chunks and the list of them, each content not inside its node, and
+    /// the kept hints. O(M / CHUNK + answers kept).
     pub fn memory(&self) -> usize {
         let chunks: usize = self
             .chunks
             .iter()
             .map(|chunk| block(chunk.capacity() * size_of::<Node>()))
             .sum();
+        let kept = self.hints.with(HintCache::memory).unwrap_or(0);
         block(size_of::<Self>())
             + block(self.chunks.capacity() * size_of::<Vec<Node>>())
             + chunks
             + self.content_bytes
+            + kept
     }
 
     /// Allocations owned, for the server's lazy-free decision: the chunks,
-    /// the list of them, the contents not inside their nodes.
+    /// the list of them, the contents not inside their nodes, the kept
+    /// hints'.
     pub fn allocations(&self) -> usize {
-        1 + self.chunks.len() + self.content_blocks
+        let kept = self.hints.with(HintCache::allocations).unwrap_or(0);
+        1 + self.chunks.len() + self.content_blocks as usize + kept
     }
 
     // The arena.
@@ -861,6 +1279,8 @@ impl Suggestions {
         if content.is_empty() {
             return Err(WriteError::EmptyContent);
         }
+        // Kept hints answer no more (even if the write is refused below).
+        self.hints.written();
         let mut path = Path::new();
         let mut at = self.root;
         while at != NIL {
@@ -890,7 +1310,7 @@ impl Suggestions {
         let outside = content.block();
         let mut below = self.push_node(Node::leaf(content, weight, fade))?;
         self.content_bytes += outside;
-        self.content_blocks += usize::from(outside > 0);
+        self.content_blocks += u32::from(outside > 0);
         for (above, left) in path.upward() {
             let node = self.node_mut(above);
             if left {
@@ -906,12 +1326,13 @@ impl Suggestions {
 
     /// Removes the entry `target` names and returns its node.
     fn remove_target(&mut self, target: Target) -> Option<Node> {
+        self.hints.written();
         let (root, gone) = self.delete(self.root, target)?;
         self.root = root;
         let node = self.release(gone)?;
         let outside = node.content.block();
         self.content_bytes = self.content_bytes.saturating_sub(outside);
-        self.content_blocks = self.content_blocks.saturating_sub(usize::from(outside > 0));
+        self.content_blocks = self.content_blocks.saturating_sub(u32::from(outside > 0));
         Some(node)
     }
 
@@ -1227,7 +1648,7 @@ mod tests {
             let outside = self.iter().filter(|(c, _, _)| c.len() > INLINE);
             let bytes: usize = outside.clone().map(|(c, _, _)| block(c.len())).sum();
             assert_eq!(self.content_bytes, bytes);
-            assert_eq!(self.content_blocks, outside.count());
+            assert_eq!(self.content_blocks as usize, outside.count());
             for (index, chunk) in self.chunks.iter().enumerate() {
                 assert!(chunk.len() <= CHUNK && !chunk.is_empty());
                 if index + 1 < self.chunks.len() {
@@ -1678,6 +2099,8 @@ mod tests {
     fn memory_counts_every_block() {
         assert_eq!(size_of::<Content>(), 24);
         assert_eq!(size_of::<Node>(), 72);
+        // The kept hints add one pointer (none allocated until a hint).
+        assert_eq!(size_of::<Suggestions>(), 48);
         assert_eq!(CHUNK, 910);
         let mut tree = Suggestions::default();
         let empty = block(size_of::<Suggestions>());
@@ -1712,6 +2135,138 @@ mod tests {
             tree.memory()
         );
         assert_eq!(tree.allocations(), 1 + 1 + 2);
+    }
+
+    fn kept(tree: &Suggestions, prefix: &str, count: usize, now: i64, keep: usize) -> Vec<String> {
+        tree.hint_with(prefix.as_bytes(), count, now, keep, |hints| {
+            hints
+                .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
+                .collect()
+        })
+    }
+
+    impl HintCache {
+        /// The index finds every slot, and only them: one entry each.
+        fn check(&self) {
+            let entries = self.index.iter().filter(|&&slot| slot != NO_SLOT).count();
+            assert_eq!(entries, self.slots.len());
+            assert!(self.index.len() >= 2 * self.slots.len());
+            for (slot, answer) in self.slots.iter().enumerate() {
+                assert_eq!(answer.hash, hash(&answer.prefix));
+                assert_eq!(self.find(answer.hash, &answer.prefix), Some(slot));
+            }
+        }
+    }
+
+    fn slots(tree: &Suggestions) -> usize {
+        tree.hints.with(|cache| cache.slots.len()).unwrap_or(0)
+    }
+
+    #[test]
+    fn kept_hints_are_bounded_counted_and_answer_until_a_write_or_a_fade() {
+        let mut tree = of(&[("aa", 5.0), ("ab", 4.0), ("ac", 3.0), ("b", 1.0)]);
+        tree.set(b"ad", 9.0, Some(100)).unwrap();
+        let bare = tree.memory();
+        let allocations = tree.allocations();
+        assert_eq!(kept(&tree, "a", 2, 50, 2), ["ad", "aa"]);
+        // One prefix kept: the cache, its slot, the index, its prefix and
+        // nodes.
+        assert_eq!(slots(&tree), 1);
+        assert!(tree.memory() > bare);
+        assert_eq!(tree.allocations(), allocations + 5);
+        tree.hints.with(|cache| {
+            let answer = &cache.slots[0];
+            // Searched for at least KEPT_LEAST, so the whole prefix here.
+            assert_eq!((answer.asked, answer.nodes.len()), (KEPT_LEAST, 4));
+            assert_eq!((answer.since, answer.until), (50, 100));
+        });
+        // COUNT larger than asked: the answer held every entry, no search.
+        assert_eq!(kept(&tree, "a", 20, 60, 2), ["ad", "aa", "ab", "ac"]);
+        // The fade of an entry answered: searched again from then on.
+        assert_eq!(kept(&tree, "a", 3, 100, 2), ["aa", "ab", "ac"]);
+        assert_eq!(
+            tree.hints.with(|cache| cache.slots[0].until),
+            Some(i64::MAX)
+        );
+        // A clock that went back: searched again (the entry shows again).
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
+        // Each write answers anew.
+        tree.feed(b"ac", 10.0, None).unwrap();
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ac"]);
+        tree.remove(b"ac");
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
+        tree.set(b"ab", 20.0, None).unwrap();
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ab"]);
+        tree.set_fade(b"ab", Some(10));
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
+        tree.fade(99, 10);
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
+        // A refused write too (nothing changed, the answer is the same).
+        assert_eq!(
+            tree.feed(b"aa", f64::NAN, None),
+            Err(WriteError::NotANumber)
+        );
+        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
+        // At most `keep` prefixes, the least asked replaced.
+        for prefix in ["", "a", "b", "c", "aa", "ab"] {
+            kept(&tree, prefix, 10, 99, 2);
+            assert!(slots(&tree) <= 2);
+        }
+        assert_eq!(kept(&tree, "", 10, 99, 2), ["ad", "aa", "b"]);
+        // Many prefixes through a few slots: each replacement leaves the
+        // index whole (prefixes that collide included, in a small index).
+        for round in 0..3 {
+            for n in 0..200 {
+                let prefix = format!("{}{n}", ["a", "b", "x"][n % 3]);
+                let expected: Vec<String> = tree
+                    .hint(prefix.as_bytes(), 10, 99)
+                    .into_iter()
+                    .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
+                    .collect();
+                assert_eq!(kept(&tree, &prefix, 10, 99, 5 + round), expected);
+                tree.hints.with(HintCache::check);
+                assert!(slots(&tree) <= 5 + round);
+            }
+        }
+        // More than KEPT_MOST, or a prefix longer than KEPT_PREFIX_BYTES: not
+        // kept.
+        let before = tree.memory();
+        kept(&tree, "", KEPT_MOST + 1, 99, 2);
+        kept(&tree, &"a".repeat(KEPT_PREFIX_BYTES + 1), 10, 99, 2);
+        assert_eq!(tree.memory(), before);
+        // A lower bound drops the extra ones; 0 drops them all.
+        kept(&tree, "b", 10, 99, 1);
+        assert_eq!(slots(&tree), 1);
+        assert_eq!(kept(&tree, "a", 10, 99, 0), ["ad", "aa"]);
+        assert_eq!(tree.memory(), bare);
+        assert_eq!(tree.allocations(), allocations);
+        // A copy keeps none.
+        kept(&tree, "a", 10, 99, 8);
+        assert_eq!(slots(&tree.clone()), 0);
+        // What a prefix kept takes: about 200 bytes for COUNT 10 and a
+        // short prefix, at most about 530 (the docs say so).
+        let mut big = Suggestions::default();
+        for n in 0..1_000 {
+            big.set(
+                format!("{n:03}{}", "x".repeat(70)).as_bytes(),
+                f64::from(n),
+                None,
+            )
+            .unwrap();
+        }
+        let bare = big.memory();
+        for n in 0..64 {
+            kept(&big, &format!("{:03}", n * 10)[..2], 10, 0, 64);
+        }
+        let short = (big.memory() - bare) / 64;
+        assert!((150..=260).contains(&short), "{short} bytes a short prefix");
+        for n in 0..64 {
+            let prefix = format!("{n:03}{}", "x".repeat(61));
+            assert_eq!(prefix.len(), KEPT_PREFIX_BYTES);
+            kept(&big, &prefix, KEPT_MOST, 0, 64);
+        }
+        let most = (big.memory() - bare) / 64;
+        assert!(most <= 530, "{most} bytes a prefix at most");
     }
 
     /// Thousands of random operations against a plain map, with every
@@ -1836,11 +2391,17 @@ mod tests {
                         .into_iter()
                         .map(|(c, w)| (c.to_vec(), w))
                         .collect();
-                    assert_eq!(
-                        got,
-                        expected_hints(&model, &prefix, count, now),
-                        "step {step}"
-                    );
+                    let expected = expected_hints(&model, &prefix, count, now);
+                    assert_eq!(got, expected, "step {step}");
+                    // Kept answers (three prefixes at most, so they are
+                    // replaced too) give the same, whatever came between.
+                    let kept: Vec<(Vec<u8>, f64)> =
+                        tree.hint_with(&prefix, count, now, 3, |hints| {
+                            assert_eq!(hints.len(), expected.len());
+                            hints.map(|(c, w)| (c.to_vec(), w)).collect()
+                        });
+                    assert_eq!(kept, expected, "step {step}, kept");
+                    tree.hints.with(HintCache::check);
                     let under = model.keys().filter(|c| c.starts_with(&prefix)).count();
                     assert_eq!(tree.count(&prefix), under);
                 }

@@ -41,6 +41,12 @@ impl Setting {
         }
     }
 
+    /// The value set, for what is not a cap on writes (no replica or AOF
+    /// replay reads it differently).
+    pub fn value(&self) -> i64 {
+        self.value.load(Ordering::Relaxed)
+    }
+
     /// The cap on the running command: the setting for a client's command,
     /// the widest value for a primary's command or an AOF replay.
     pub fn cap(&self, ctx: &Context) -> i64 {

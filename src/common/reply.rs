@@ -61,9 +61,6 @@ pub enum Reply<'a> {
     /// built without an allocation (a `Vec` of them cost `RATE.LIMIT` 1.9%
     /// of its instructions, callgrind on Redis 8.6).
     Record(&'static [&'static [u8]], [i64; RECORD_FIELDS]),
-    /// Pairs (a member and its score): under RESP3 an array of two-element
-    /// arrays, under RESP2 one flat array, as `ZRANGE … WITHSCORES`.
-    Pairs(Vec<(RedisValue, RedisValue)>),
 }
 
 impl From<RedisValue> for Reply<'_> {

@@ -190,17 +190,6 @@ pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
             let len = pairs.len();
             fields(ctx, pairs.into_iter(), len, true)
         }
-        Ok(Reply::Pairs(pairs)) => {
-            let value = if resp3(ctx) {
-                let pairs = pairs
-                    .into_iter()
-                    .map(|(a, b)| RedisValue::Array(vec![a, b]));
-                RedisValue::Array(pairs.collect())
-            } else {
-                RedisValue::Array(pairs.into_iter().flat_map(|(a, b)| [a, b]).collect())
-            };
-            send(ctx, Ok(value))
-        }
         Ok(Reply::Record(names, values)) => {
             let named = resp3(ctx);
             let pairs = names
@@ -272,6 +261,22 @@ pub mod direct {
     pub fn null(ctx: &Context) {
         // SAFETY: as in `array`.
         unsafe { api!(RedisModule_ReplyWithNull)(ctx.get_raw()) };
+    }
+
+    /// Bytes as a bulk string (the server copies them).
+    pub fn bulk(ctx: &Context, bytes: &[u8]) {
+        super::bulk(ctx.get_raw(), bytes);
+    }
+
+    /// A double (RESP3), or its shortest text as a bulk string (RESP2).
+    pub fn double(ctx: &Context, value: f64) {
+        // SAFETY: as in `array`.
+        unsafe { api!(RedisModule_ReplyWithDouble)(ctx.get_raw(), value) };
+    }
+
+    /// Whether the running call's client speaks RESP3.
+    pub fn resp3(ctx: &Context) -> bool {
+        super::resp3(ctx.get_raw())
     }
 
     /// An argument of the call as a bulk string.
