@@ -340,8 +340,16 @@ const ROWS: &[Row] = &[
         setup: &[&["UQUEUE.INSERT", "{ud}uq", "a", "b"]],
         call: &["UQUEUE.ROTATE", "{ud}uq"],
         answer: "\"a\"",
-        sent: Sent::Effect(&["uqueue.rotate"]),
+        sent: Sent::Verbatim,
         keys: &["{ud}uq"],
+    },
+    Row {
+        case: "UQUEUE.ROTATE … WAIT (an item there: the rotation without WAIT)",
+        setup: &[&["UQUEUE.INSERT", "{ue}uq", "a", "b"]],
+        call: &["UQUEUE.ROTATE", "{ue}uq", "WAIT", "1000"],
+        answer: "\"a\"",
+        sent: Sent::Effect(&["uqueue.rotate"]),
+        keys: &["{ue}uq"],
     },
     Row {
         case: "POOL.ADD",

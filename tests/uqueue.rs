@@ -365,6 +365,41 @@ server_tests! {
         assert_eq!(items(&mut replica, "r"), ["b", "c", "a"]);
         assert_eq!(harness::state(&mut con, &["r"]), harness::state(&mut replica, &["r"]));
     }
+
+    fn a_rotation_is_logged_as_it_came_or_without_its_wait(flavor) {
+        // What the AOF (and so a replica) receives, word for word: a plain
+        // rotation as the client sent it (here in lower case), one that came
+        // with WAIT as `UQUEUE.ROTATE key` alone, a rotation of nothing not
+        // at all.
+        let server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["UQUEUE.INSERT", "q", "a", "b"]), 2);
+        assert_eq!(item(&mut con, &["uqueue.rotate", "q"]).as_deref(), Some("a"));
+        assert_eq!(item(&mut con, &["UQUEUE.ROTATE", "q", "wait", "1000"]).as_deref(), Some("b"));
+        assert_eq!(item(&mut con, &["UQUEUE.ROTATE", "none"]), None);
+        assert_eq!(items(&mut con, "q"), ["a", "b"]);
+        let dir = server.dir().join("appendonlydir");
+        let mut logged = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("the AOF directory") {
+            let path = entry.expect("an AOF file").path();
+            if path.to_string_lossy().ends_with(".incr.aof") {
+                logged.extend(std::fs::read(&path).expect("the AOF"));
+            }
+        }
+        let logged = String::from_utf8_lossy(&logged);
+        let rotations: Vec<&str> = logged
+            .split("*")
+            .filter(|command| command.to_ascii_lowercase().contains("uqueue.rotate"))
+            .collect();
+        assert_eq!(
+            rotations,
+            [
+                "2\r\n$13\r\nuqueue.rotate\r\n$1\r\nq\r\n",
+                "2\r\n$13\r\nUQUEUE.ROTATE\r\n$1\r\nq\r\n",
+            ],
+            "the AOF holds {logged:?}"
+        );
+    }
 }
 
 /// `uq:main`: 100 items, some moved, some removed, rotated; `uq:small`.
