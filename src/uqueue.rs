@@ -79,20 +79,21 @@ fn insert<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if items.is_empty() {
         return Err(RedisError::WrongArity);
     }
-    if items.len() > 1 {
-        let mut seen = HashSet::with_capacity(items.len());
-        if let Some(twice) = items.iter().find(|item| !seen.insert(item.as_bytes())) {
-            return Err(errors::REPEATED_ITEM.with(&[&reply::quote(twice.as_bytes())]));
-        }
+    if let Some(twice) = repeated(items) {
+        return Err(errors::REPEATED_ITEM.with(&[&reply::quote(twice.as_bytes())]));
     }
     let mut key = Key::write(ctx, *name);
     if let Some(queue) = key.typed_value::<Queue>()? {
-        let new = items
-            .iter()
-            .filter(|item| !queue.contains(item.as_bytes()))
-            .count();
-        if queue.len() + new > MAX_ITEMS {
-            return Err(errors::UQUEUE_FULL.with(&[&MAX_ITEMS]));
+        // Only a queue near the bound needs its new items counted (each a
+        // hash and a probe).
+        if queue.len().saturating_add(items.len()) > MAX_ITEMS {
+            let new = items
+                .iter()
+                .filter(|item| !queue.contains(item.as_bytes()))
+                .count();
+            if queue.len() + new > MAX_ITEMS {
+                return Err(errors::UQUEUE_FULL.with(&[&MAX_ITEMS]));
+            }
         }
     } else if items.len() > MAX_ITEMS {
         return Err(errors::UQUEUE_FULL.with(&[&MAX_ITEMS]));
@@ -112,6 +113,24 @@ fn insert<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     // Clients waiting in `UQUEUE.ROTATE … WAIT` rotate now, oldest first.
     wait::serve_waiters::<Rotations>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(RedisValue::Integer(len as i64).into())
+}
+
+/// Up to this many items, a repeated one is looked for by comparing every
+/// pair (at most 120 comparisons of a few bytes), cheaper than hashing each.
+const PAIRWISE: usize = 16;
+
+/// The first item of `items` that repeats one before it, if any.
+fn repeated<'a>(items: &'a [Arg<'a>]) -> Option<&'a Arg<'a>> {
+    if items.len() <= PAIRWISE {
+        return items.iter().enumerate().find_map(|(j, item)| {
+            items[..j]
+                .iter()
+                .any(|earlier| earlier.as_bytes() == item.as_bytes())
+                .then_some(item)
+        });
+    }
+    let mut seen = HashSet::with_capacity(items.len());
+    items.iter().find(|item| !seen.insert(item.as_bytes()))
 }
 
 /// `UQUEUE.REMOVE key item` → 1 when it was queued, else 0. A queue left

@@ -13,6 +13,12 @@ use harness::{
     refused_restore, Cluster, Connection, Replicated, Server, Value, Waiter, WRONGTYPE,
 };
 
+/// Twenty distinct items: with a few more, an insert names over 16.
+const LONG: [&str; 20] = [
+    "l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "l13", "l14",
+    "l15", "l16", "l17", "l18", "l19",
+];
+
 fn items(con: &mut Connection, key: &str) -> Vec<String> {
     query(con, &["UQUEUE.ITEMS", key])
 }
@@ -82,6 +88,21 @@ server_tests! {
             (vec!["UQUEUE.INSERT", "q", "c", "d", "c"], "ERR item 'c' given more than once".into()),
             (vec!["UQUEUE.INSERT", "new", "x", "x"], "ERR item 'x' given more than once".into()),
             (vec!["UQUEUE.INSERT", "q", "\r\n", "\r\n"], "ERR item '  ' given more than once".into()),
+            // The first item that repeats an earlier one, in argument order,
+            // among few items or many (more than 16 are checked another way).
+            (vec!["UQUEUE.INSERT", "q", "e", "f", "f", "e"], "ERR item 'f' given more than once".into()),
+            (
+                [&["UQUEUE.INSERT", "q"][..], &LONG[..], &["n", "m", "m", "n"]].concat(),
+                "ERR item 'm' given more than once".into(),
+            ),
+            (
+                [&["UQUEUE.INSERT", "q", "n"][..], &LONG[..], &["m", "m", "n"]].concat(),
+                "ERR item 'm' given more than once".into(),
+            ),
+            (
+                [&["UQUEUE.INSERT", "q", "m", "n"][..], &LONG[..], &["n", "m"]].concat(),
+                "ERR item 'n' given more than once".into(),
+            ),
         ] {
             assert_eq!(error(&mut con, &cmd(&words)), expected, "{words:?}");
             assert_eq!(digest(&mut con), before, "{words:?} changed data");
