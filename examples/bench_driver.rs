@@ -864,8 +864,18 @@ fn used_memory(con: &mut Connection) -> i64 {
 /// growth, and the sum of their `MEMORY USAGE … SAMPLES 0`.
 fn uqueue_memory(port: u16, way: RoundRobin) -> (f64, f64) {
     let mut con = connect(port);
+    // Valkey flushes in the background by default (`lazyfree-lazy-user-flush`):
+    // wait until no earlier flush is still giving memory back.
     let () = redis::cmd("FLUSHALL").arg("SYNC").query(&mut con).expect("FLUSHALL");
-    let before = used_memory(&mut con);
+    let mut before = used_memory(&mut con);
+    loop {
+        thread::sleep(Duration::from_millis(200));
+        let now = used_memory(&mut con);
+        if now >= before {
+            break;
+        }
+        before = now;
+    }
     uqueue_fill(&mut con, way);
     let grown = used_memory(&mut con) - before;
     let usage: i64 = (0..THREADS)
@@ -879,7 +889,7 @@ fn uqueue_memory(port: u16, way: RoundRobin) -> (f64, f64) {
                 .expect("MEMORY USAGE")
         })
         .sum();
-    let () = redis::cmd("FLUSHALL").query(&mut con).expect("FLUSHALL");
+    let () = redis::cmd("FLUSHALL").arg("SYNC").query(&mut con).expect("FLUSHALL");
     let items = (THREADS * UQUEUE_LEN) as f64;
     (grown as f64 / items, usage as f64 / items)
 }
