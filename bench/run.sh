@@ -697,6 +697,8 @@ wants queue && {
   echo "# QUEUE benchmark"
   echo
   machine
+  echo "1-minute load average before the run: $load_before, after it: $(cut -d' ' -f1 /proc/loadavg) (2 cores,"
+  echo "shared with whatever else ran on the machine)."
   echo
   echo "Pushes per second onto full lists of 1,000 items, 1 and 10 items a push: \`QUEUE.RPUSH key 1000"
   echo "EVICT\` against the book's FadedQueue (MULTI/RPUSH/LTRIM key -1000 -1/EXEC) and a plain \`RPUSH\`"
@@ -726,6 +728,8 @@ wants uqueue && {
   echo "# UQUEUE benchmark"
   echo
   machine
+  echo "1-minute load average before the run: $load_before, after it: $(cut -d' ' -f1 /proc/loadavg) (2 cores,"
+  echo "shared with whatever else ran on the machine)."
   echo
   echo "Round-robin queues of 10,000 items (\`item-00000\`…), one per client: \`UQUEUE.INSERT\` of 1 and of 10"
   echo "queued items (each moved to the tail; the items of a call distinct) against the book's unique"
