@@ -844,10 +844,14 @@ fn uqueue_rate(port: u16, way: RoundRobin, items: usize) -> f64 {
     let calls: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
     let rate = calls as f64 / started.elapsed().as_secs_f64();
     // The queues still hold UQUEUE_LEN items each.
-    let held: i64 = redis::cmd(if way == RoundRobin::Module { "UQUEUE.LEN" } else { "LLEN" })
-        .arg("uq:0")
-        .query(&mut con)
-        .expect("length");
+    let held: i64 = redis::cmd(if way == RoundRobin::Module {
+        "UQUEUE.LEN"
+    } else {
+        "LLEN"
+    })
+    .arg("uq:0")
+    .query(&mut con)
+    .expect("length");
     assert_eq!(held, UQUEUE_LEN as i64, "the queue changed length");
     rate
 }
@@ -866,7 +870,10 @@ fn uqueue_memory(port: u16, way: RoundRobin) -> (f64, f64) {
     let mut con = connect(port);
     // Valkey flushes in the background by default (`lazyfree-lazy-user-flush`):
     // wait until no earlier flush is still giving memory back.
-    let () = redis::cmd("FLUSHALL").arg("SYNC").query(&mut con).expect("FLUSHALL");
+    let () = redis::cmd("FLUSHALL")
+        .arg("SYNC")
+        .query(&mut con)
+        .expect("FLUSHALL");
     let mut before = used_memory(&mut con);
     loop {
         thread::sleep(Duration::from_millis(200));
@@ -889,7 +896,10 @@ fn uqueue_memory(port: u16, way: RoundRobin) -> (f64, f64) {
                 .expect("MEMORY USAGE")
         })
         .sum();
-    let () = redis::cmd("FLUSHALL").arg("SYNC").query(&mut con).expect("FLUSHALL");
+    let () = redis::cmd("FLUSHALL")
+        .arg("SYNC")
+        .query(&mut con)
+        .expect("FLUSHALL");
     let items = (THREADS * UQUEUE_LEN) as f64;
     (grown as f64 / items, usage as f64 / items)
 }
