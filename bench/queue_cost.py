@@ -2,7 +2,9 @@
 """What a bounded push costs the server, in instructions per call (callgrind),
 beside the built-ins it replaces: RPUSH, LTRIM, the book's
 MULTI/RPUSH/LTRIM key -1000 -1/EXEC, and QUEUE.RPUSH EVICT/REFUSE, each with 1
-and 10 items, onto a list of 1,000 items (as examples/bench_driver.rs queue).
+and 10 items, onto a list of 1,000 items (as examples/bench_driver.rs queue);
+and, for the floor of any module command, UQUEUE.LEN of a missing key (open a
+key, answer an integer) beside LLEN.
 
 Reuses bench/cost.py's server under callgrind; the calls are sent by this
 script over one connection, 64 a batch (redis-benchmark cannot send a
@@ -75,6 +77,9 @@ def calls_of(name, items):
         return [["RPUSH", "q", *values]]
     if name == "LTRIM":
         return [["LTRIM", "q", f"-{MAXLEN}", "-1"]]
+    if name in ("LLEN", "UQUEUE.LEN"):
+        # A missing key: the least a command that opens a key can do.
+        return [[name, "none"]]
     if name == "book":
         return [["MULTI"], ["RPUSH", "q", *values], ["LTRIM", "q", f"-{MAXLEN}", "-1"], ["EXEC"]]
     return [["QUEUE.RPUSH", "q", str(MAXLEN), name, *values]]
@@ -94,7 +99,7 @@ class QueueServer(cost.Server):
                     reader.reply()
 
 
-ROWS = [("RPUSH", 1), ("LTRIM", 1), ("book", 1), ("EVICT", 1), ("REFUSE", 1),
+ROWS = [("LLEN", 0), ("UQUEUE.LEN", 0), ("RPUSH", 1), ("LTRIM", 1), ("book", 1), ("EVICT", 1), ("REFUSE", 1),
         ("RPUSH", 10), ("book", 10), ("EVICT", 10), ("REFUSE", 10)]
 
 

@@ -28,6 +28,7 @@ rwlock_results=bench/results/rwlock.md
 hot_results=bench/results/hot.md
 rate_results=bench/results/rate.md
 queue_results=bench/results/queue.md
+uqueue_results=bench/results/uqueue.md
 pool_results=bench/results/pool.md
 waiting_results=bench/results/waiting.md
 dropin_results=bench/results/dropin.md
@@ -431,12 +432,12 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue pool waiting dropin autocomplete cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue uqueue pool waiting dropin autocomplete cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=() queue_table=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
+pool_table=() queue_table=() uqueue_table=() uqueue_memory_rows=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for server in "${servers[@]}"; do
@@ -454,6 +455,11 @@ for server in "${servers[@]}"; do
     rate_table+=("$(cat "$dir/rate_rows")")
   fi
   if wants queue; then queue_table+=("$("$driver" "$port" "$label" queue)"); fi
+  if wants uqueue; then
+    "$driver" "$port" "$label" uqueue >"$dir/uqueue_rows"
+    uqueue_table+=("$(grep -v '^memory|' "$dir/uqueue_rows")")
+    uqueue_memory_rows+=("$(sed -n 's/^memory|//p' "$dir/uqueue_rows")")
+  fi
   if wants pool; then pool_table+=("$("$driver" "$port" "$label" pool)"); fi
   if wants dropin; then
     dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
@@ -682,10 +688,17 @@ wants rate && {
 } | tee "$rate_results.tmp"
 wants rate && mv "$rate_results.tmp" "$rate_results"
 
+# The servers again, for the callgrind scripts (bench/queue_cost.py,
+# bench/uqueue_cost.py), which start their own.
+cost_servers=()
+for server in "${servers[@]}"; do cost_servers+=("${server#*:}"); done
+
 wants queue && {
   echo "# QUEUE benchmark"
   echo
   machine
+  echo "1-minute load average before the run: $load_before, after it: $(cut -d' ' -f1 /proc/loadavg) (2 cores,"
+  echo "shared with whatever else ran on the machine)."
   echo
   echo "Pushes per second onto full lists of 1,000 items, 1 and 10 items a push: \`QUEUE.RPUSH key 1000"
   echo "EVICT\` against the book's FadedQueue (MULTI/RPUSH/LTRIM key -1000 -1/EXEC) and a plain \`RPUSH\`"
@@ -697,8 +710,59 @@ wants queue && {
   echo "| server | command | pushes/s | ratio |"
   echo "|---|---|---:|---|"
   printf '%s\n' "${queue_table[@]}"
+  echo
+  echo "## Instructions per call (callgrind)"
+  echo
+  echo "bench/queue_cost.py: each server under \`valgrind --tool=callgrind\` with the module, counters zeroed,"
+  echo "12,800 calls sent 64 a batch on one connection (the script's reply parsing not counted), dumped;"
+  echo "a list of 1,000 items \`fill-NNNN\` (RPUSH's grows), items \`item-NNNN\`. Everything the server ran,"
+  echo "divided by the calls, split as in results/cost.md (module code, module API, dispatch)."
+  echo "\`UQUEUE.LEN\` and \`LLEN\` of a missing key: a module command that opens a key and answers an"
+  echo "integer, and the built-in that does the same."
+  echo
+  RECIPES_MODULE=$module python3 bench/queue_cost.py "${cost_servers[@]}"
 } | tee "$queue_results.tmp"
 wants queue && mv "$queue_results.tmp" "$queue_results"
+
+wants uqueue && {
+  echo "# UQUEUE benchmark"
+  echo
+  machine
+  echo "1-minute load average before the run: $load_before, after it: $(cut -d' ' -f1 /proc/loadavg) (2 cores,"
+  echo "shared with whatever else ran on the machine)."
+  echo
+  echo "Round-robin queues of 10,000 items (\`item-00000\`…), one per client: \`UQUEUE.INSERT\` of 1 and of 10"
+  echo "queued items (each moved to the tail; the items of a call distinct) against the book's unique"
+  echo "circular queue on a list (MULTI, one \`LREM key 0 item\` per item, \`RPUSH key items…\`, EXEC), and"
+  echo "\`UQUEUE.ROTATE key\` against \`LMOVE key key LEFT RIGHT\`. examples/bench_driver.rs: 8 clients"
+  echo "pipelining 64 calls each over a bare RESP connection, queues refilled before each 2 s run, 5 rounds"
+  echo "with the side that goes first alternating. Calls/s are medians; a ratio is the median of the"
+  echo "per-round ratios, with their range."
+  echo
+  echo "| server | call | calls/s | ratio |"
+  echo "|---|---|---:|---|"
+  printf '%s\n' "${uqueue_table[@]}"
+  echo
+  echo "## Memory per item"
+  echo
+  echo "8 queues of 10,000 items of 10 bytes, both ways: growth of \`used_memory\` while they are filled"
+  echo "(\`UQUEUE.INSERT\` or \`RPUSH\`, 1,000 items a call) over the 80,000 items, and in brackets the sum of"
+  echo "\`MEMORY USAGE key SAMPLES 0\` over them."
+  echo
+  echo "| server | UQUEUE B/item | list B/item | UQUEUE ÷ list |"
+  echo "|---|---:|---:|---:|"
+  printf '%s\n' "${uqueue_memory_rows[@]}"
+  echo
+  echo "## Instructions per call (callgrind)"
+  echo
+  echo "bench/uqueue_cost.py: each server under \`valgrind --tool=callgrind\` with the module, one queue and"
+  echo "one list of the same 10,000 items, counters zeroed, 6,400 calls (the book's: 640) sent 64 a batch"
+  echo "on one connection (the script's reply parsing not counted), dumped. Everything the server ran,"
+  echo "divided by the calls; in brackets the instructions run in the module's own code."
+  echo
+  RECIPES_MODULE=$module python3 bench/uqueue_cost.py --markdown "${cost_servers[@]}"
+} | tee "$uqueue_results.tmp"
+wants uqueue && mv "$uqueue_results.tmp" "$uqueue_results"
 
 wants pool && {
   echo "# POOL benchmark"

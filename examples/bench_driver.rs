@@ -34,6 +34,17 @@
 //! each on lists of their own, refilled before each run, in ROUNDS
 //! interleaved rounds: medians and the range of the per-round ratios.
 //!
+//! `bench_driver <port> <label> uqueue` — calls per second on round-robin
+//! queues of 10,000 items (UQUEUE), one queue per client: `UQUEUE.INSERT` of
+//! 1 and of 10 queued items (each moved to the tail) against the book's
+//! MULTI, `LREM key 0 item` per item, `RPUSH key items…`, EXEC on a list; then
+//! `UQUEUE.ROTATE` against `LMOVE key key LEFT RIGHT`. THREADS clients
+//! pipelining BATCH calls each, queues refilled before each run, in ROUNDS
+//! interleaved rounds (the side that goes first alternating): medians and
+//! the range of the per-round ratios. Then the memory of THREADS queues of
+//! 10,000 items both ways (`used_memory`'s growth, and `MEMORY USAGE …
+//! SAMPLES 0`), printed as lines starting `memory|`.
+//!
 //! `bench_driver <port> <label> pool` — a resource pool of 4 under 16
 //! clients holding each resource 1 ms: acquisitions per second, the wait
 //! before each (p50, p99, max), the acquisitions of the least served client,
@@ -732,6 +743,211 @@ fn queue_rows(port: u16, label: &str) {
             median(&mut module)
         );
     }
+}
+
+/// The two ways of keeping a round-robin queue that `uqueue_rows` compares.
+#[derive(Clone, Copy, PartialEq)]
+enum RoundRobin {
+    /// `rr-uqueue` keys (UQUEUE).
+    Module,
+    /// The book's plain list.
+    Book,
+}
+
+const UQUEUE_LEN: usize = 10_000;
+
+fn uqueue_item(n: usize) -> String {
+    format!("item-{n:05}")
+}
+
+/// FLUSHALL, then one queue of UQUEUE_LEN items (`item-00000`…) per client,
+/// `uq:<t>` either way.
+fn uqueue_fill(con: &mut Connection, way: RoundRobin) {
+    let () = redis::cmd("FLUSHALL")
+        .arg("SYNC")
+        .query(con)
+        .expect("FLUSHALL");
+    let all: Vec<String> = (0..UQUEUE_LEN).map(uqueue_item).collect();
+    for t in 0..THREADS {
+        for chunk in all.chunks(1000) {
+            let command = match way {
+                RoundRobin::Module => "UQUEUE.INSERT",
+                RoundRobin::Book => "RPUSH",
+            };
+            let _: i64 = redis::cmd(command)
+                .arg(format!("uq:{t}"))
+                .arg(chunk)
+                .query(con)
+                .expect("fill");
+        }
+    }
+}
+
+/// Calls per second of one way: an insert of `items` queued items, or a
+/// rotation when `items` is 0.
+fn uqueue_rate(port: u16, way: RoundRobin, items: usize) -> f64 {
+    let mut con = connect(port);
+    uqueue_fill(&mut con, way);
+    // Reply lines: an integer; MULTI's +OK, items + 1 +QUEUED, EXEC's
+    // `*items+1` with its integers; a bulk string (two lines).
+    let lines = match (way, items) {
+        (_, 0) => 2,
+        (RoundRobin::Module, _) => 1,
+        (RoundRobin::Book, _) => 2 * items + 4,
+    };
+    let started = Instant::now();
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            thread::spawn(move || {
+                let key = format!("uq:{t}");
+                let mut request = Vec::new();
+                for i in 0..BATCH {
+                    // 13 is coprime to UQUEUE_LEN: the items of a batch are
+                    // distinct, all queued.
+                    let values: Vec<String> = (0..items)
+                        .map(|j| uqueue_item((i * items + j) * 13 % UQUEUE_LEN))
+                        .collect();
+                    let values = values.iter().map(String::as_str);
+                    match (way, items) {
+                        (RoundRobin::Module, 0) => encode(&mut request, &["UQUEUE.ROTATE", &key]),
+                        (RoundRobin::Book, 0) => {
+                            encode(&mut request, &["LMOVE", &key, &key, "LEFT", "RIGHT"])
+                        }
+                        (RoundRobin::Module, _) => {
+                            let mut words = vec!["UQUEUE.INSERT", &key];
+                            words.extend(values);
+                            encode(&mut request, &words);
+                        }
+                        (RoundRobin::Book, _) => {
+                            encode(&mut request, &["MULTI"]);
+                            for value in values.clone() {
+                                encode(&mut request, &["LREM", &key, "0", value]);
+                            }
+                            let mut words = vec!["RPUSH", &key];
+                            words.extend(values);
+                            encode(&mut request, &words);
+                            encode(&mut request, &["EXEC"]);
+                        }
+                    }
+                }
+                let mut con = Raw::connect(port);
+                let mut calls = 0;
+                while started.elapsed().as_secs_f64() < RELEASE_SECONDS {
+                    let kinds = con.exchange(&request, lines * BATCH);
+                    assert!(!kinds.contains(&b'-'), "an error reply");
+                    calls += BATCH;
+                }
+                calls
+            })
+        })
+        .collect();
+    let calls: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    let rate = calls as f64 / started.elapsed().as_secs_f64();
+    // The queues still hold UQUEUE_LEN items each.
+    let held: i64 = redis::cmd(if way == RoundRobin::Module {
+        "UQUEUE.LEN"
+    } else {
+        "LLEN"
+    })
+    .arg("uq:0")
+    .query(&mut con)
+    .expect("length");
+    assert_eq!(held, UQUEUE_LEN as i64, "the queue changed length");
+    rate
+}
+
+fn used_memory(con: &mut Connection) -> i64 {
+    let info: String = redis::cmd("INFO").arg("memory").query(con).expect("INFO");
+    info.lines()
+        .find_map(|line| line.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("used_memory")
+}
+
+/// Bytes per item of THREADS queues of UQUEUE_LEN items: `used_memory`'s
+/// growth, and the sum of their `MEMORY USAGE … SAMPLES 0`.
+fn uqueue_memory(port: u16, way: RoundRobin) -> (f64, f64) {
+    let mut con = connect(port);
+    // Valkey flushes in the background by default (`lazyfree-lazy-user-flush`):
+    // wait until no earlier flush is still giving memory back.
+    let () = redis::cmd("FLUSHALL")
+        .arg("SYNC")
+        .query(&mut con)
+        .expect("FLUSHALL");
+    let mut before = used_memory(&mut con);
+    loop {
+        thread::sleep(Duration::from_millis(200));
+        let now = used_memory(&mut con);
+        if now >= before {
+            break;
+        }
+        before = now;
+    }
+    uqueue_fill(&mut con, way);
+    let grown = used_memory(&mut con) - before;
+    let usage: i64 = (0..THREADS)
+        .map(|t| {
+            redis::cmd("MEMORY")
+                .arg("USAGE")
+                .arg(format!("uq:{t}"))
+                .arg("SAMPLES")
+                .arg(0)
+                .query::<i64>(&mut con)
+                .expect("MEMORY USAGE")
+        })
+        .sum();
+    let () = redis::cmd("FLUSHALL")
+        .arg("SYNC")
+        .query(&mut con)
+        .expect("FLUSHALL");
+    let items = (THREADS * UQUEUE_LEN) as f64;
+    (grown as f64 / items, usage as f64 / items)
+}
+
+/// UQUEUE against the book's list (see the mode's description above).
+fn uqueue_rows(port: u16, label: &str) {
+    const UQUEUE_ROUNDS: usize = 5;
+    let mut first = true;
+    for items in [1, 10, 0] {
+        let (mut module, mut book) = (Vec::new(), Vec::new());
+        for round in 0..UQUEUE_ROUNDS {
+            if round % 2 == 0 {
+                module.push(uqueue_rate(port, RoundRobin::Module, items));
+                book.push(uqueue_rate(port, RoundRobin::Book, items));
+            } else {
+                book.push(uqueue_rate(port, RoundRobin::Book, items));
+                module.push(uqueue_rate(port, RoundRobin::Module, items));
+            }
+        }
+        let mut ratios: Vec<f64> = module.iter().zip(&book).map(|(a, b)| a / b).collect();
+        let (low, high) = ratios
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), r| (l.min(*r), h.max(*r)));
+        let ratio = format!("{:.2}× ({low:.2}–{high:.2})", median(&mut ratios));
+        let server = if first { label } else { "" };
+        first = false;
+        let s = if items == 1 { "" } else { "s" };
+        let (theirs, ours, target) = match items {
+            0 => (
+                "`LMOVE key key LEFT RIGHT`".to_string(),
+                "`UQUEUE.ROTATE key`".to_string(),
+                format!("**{ratio}** LMOVE (target ≥ 0.8)"),
+            ),
+            _ => (
+                format!("the book's MULTI/LREM ×{items}/RPUSH/EXEC, {items} item{s}"),
+                format!("`UQUEUE.INSERT`, {items} item{s}"),
+                format!("**{ratio}** the book's (target ≥ 20)"),
+            ),
+        };
+        println!("| {server} | {theirs} | {:.0} | |", median(&mut book));
+        println!("| | {ours} | {:.0} | {target} |", median(&mut module));
+    }
+    let (ours, ours_usage) = uqueue_memory(port, RoundRobin::Module);
+    let (theirs, theirs_usage) = uqueue_memory(port, RoundRobin::Book);
+    println!(
+        "memory|| {label} | {ours:.1} ({ours_usage:.1}) | {theirs:.1} ({theirs_usage:.1}) | {:.2}× |",
+        ours / theirs
+    );
 }
 
 fn cache_rows(port: u16, label: &str) {
@@ -1578,7 +1794,7 @@ fn main() {
         args.get(3),
     ) else {
         eprintln!(
-            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|queue|pool|disconnect|rwlock [rounds]|idpool …"
+            "usage: bench_driver <port> <label> release|contention|cache-hset|rate-book|queue|uqueue|pool|disconnect|rwlock [rounds]|idpool …"
         );
         std::process::exit(2);
     };
@@ -1588,6 +1804,7 @@ fn main() {
         "cache-hset" => cache_rows(port, label),
         "rate-book" => rate_book_rows(port, label),
         "queue" => queue_rows(port, label),
+        "uqueue" => uqueue_rows(port, label),
         "pool" => pool_rows(port, label),
         "disconnect" => disconnect_rows(port, label),
         "rwlock" => rwlock_rows(

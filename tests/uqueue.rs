@@ -13,6 +13,12 @@ use harness::{
     refused_restore, Cluster, Connection, Replicated, Server, Value, Waiter, WRONGTYPE,
 };
 
+/// Twenty distinct items: with a few more, an insert names over 16.
+const LONG: [&str; 20] = [
+    "l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11", "l12", "l13", "l14",
+    "l15", "l16", "l17", "l18", "l19",
+];
+
 fn items(con: &mut Connection, key: &str) -> Vec<String> {
     query(con, &["UQUEUE.ITEMS", key])
 }
@@ -82,6 +88,21 @@ server_tests! {
             (vec!["UQUEUE.INSERT", "q", "c", "d", "c"], "ERR item 'c' given more than once".into()),
             (vec!["UQUEUE.INSERT", "new", "x", "x"], "ERR item 'x' given more than once".into()),
             (vec!["UQUEUE.INSERT", "q", "\r\n", "\r\n"], "ERR item '  ' given more than once".into()),
+            // The first item that repeats an earlier one, in argument order,
+            // among few items or many (more than 16 are checked another way).
+            (vec!["UQUEUE.INSERT", "q", "e", "f", "f", "e"], "ERR item 'f' given more than once".into()),
+            (
+                [&["UQUEUE.INSERT", "q"][..], &LONG[..], &["n", "m", "m", "n"]].concat(),
+                "ERR item 'm' given more than once".into(),
+            ),
+            (
+                [&["UQUEUE.INSERT", "q", "n"][..], &LONG[..], &["m", "m", "n"]].concat(),
+                "ERR item 'm' given more than once".into(),
+            ),
+            (
+                [&["UQUEUE.INSERT", "q", "m", "n"][..], &LONG[..], &["n", "m"]].concat(),
+                "ERR item 'n' given more than once".into(),
+            ),
         ] {
             assert_eq!(error(&mut con, &cmd(&words)), expected, "{words:?}");
             assert_eq!(digest(&mut con), before, "{words:?} changed data");
@@ -364,6 +385,41 @@ server_tests! {
         let mut replica = pair.replica.con();
         assert_eq!(items(&mut replica, "r"), ["b", "c", "a"]);
         assert_eq!(harness::state(&mut con, &["r"]), harness::state(&mut replica, &["r"]));
+    }
+
+    fn a_rotation_is_logged_as_it_came_or_without_its_wait(flavor) {
+        // What the AOF (and so a replica) receives, word for word: a plain
+        // rotation as the client sent it (here in lower case), one that came
+        // with WAIT as `UQUEUE.ROTATE key` alone, a rotation of nothing not
+        // at all.
+        let server = Server::start_with(flavor, &["--appendonly", "yes", "--appendfsync", "always"]);
+        let mut con = server.con();
+        assert_eq!(int(&mut con, &["UQUEUE.INSERT", "q", "a", "b"]), 2);
+        assert_eq!(item(&mut con, &["uqueue.rotate", "q"]).as_deref(), Some("a"));
+        assert_eq!(item(&mut con, &["UQUEUE.ROTATE", "q", "wait", "1000"]).as_deref(), Some("b"));
+        assert_eq!(item(&mut con, &["UQUEUE.ROTATE", "none"]), None);
+        assert_eq!(items(&mut con, "q"), ["a", "b"]);
+        let dir = server.dir().join("appendonlydir");
+        let mut logged = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("the AOF directory") {
+            let path = entry.expect("an AOF file").path();
+            if path.to_string_lossy().ends_with(".incr.aof") {
+                logged.extend(std::fs::read(&path).expect("the AOF"));
+            }
+        }
+        let logged = String::from_utf8_lossy(&logged);
+        let rotations: Vec<&str> = logged
+            .split("*")
+            .filter(|command| command.to_ascii_lowercase().contains("uqueue.rotate"))
+            .collect();
+        assert_eq!(
+            rotations,
+            [
+                "2\r\n$13\r\nuqueue.rotate\r\n$1\r\nq\r\n",
+                "2\r\n$13\r\nUQUEUE.ROTATE\r\n$1\r\nq\r\n",
+            ],
+            "the AOF holds {logged:?}"
+        );
     }
 }
 
