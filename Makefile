@@ -111,7 +111,7 @@ oldest-venv: deps
 	@[ -x $(OLDEST_VENV)/bin/python ] || python3 -m venv $(OLDEST_VENV)
 	@$(OLDEST_VENV)/bin/python -m pip install --quiet "./clients/python[test]" "redis==$(OLDEST_REDIS_PY)"
 
-bench: build redis8-deps ## the benchmarks (bench/run.sh), results under bench/results/
+bench: build redis8-deps node-build ## the benchmarks (bench/run.sh), results under bench/results/
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
 	@$(call pip_install,"./clients/python[test]")
 	redis8=$(redis8_server) && \

@@ -432,7 +432,7 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue uqueue pool waiting dropin autocomplete cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue uqueue pool waiting dropin node autocomplete cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
@@ -813,6 +813,18 @@ wants dropin && {
   printf '%s\n\n' "${dropin_sections[@]}"
 } | tee "$dropin_results.tmp"
 wants dropin && mv "$dropin_results.tmp" "$dropin_results"
+
+# The Node.js drop-ins against the libraries they replace (clients/node built by
+# `make bench`): redlock under contention (bench/redlock.mjs: its tables replace
+# everything from the "Machine:" line of bench/results/redlock.md on, the text
+# above it stays), rate-limiter-flexible's consume() (bench/dropin_rlf.mjs).
+if wants node; then
+  export REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)} RECIPES_MODULE=$module
+  node bench/dropin_rlf.mjs bench/results/dropin-node-rates.md
+  { sed '/^Machine:/,$d' bench/results/redlock.md; node bench/redlock.mjs; } > bench/results/redlock.md.tmp
+  mv bench/results/redlock.md.tmp bench/results/redlock.md
+  cat bench/results/dropin-node-rates.md bench/results/redlock.md
+fi
 
 # AUTOCOMPLETE against the book's prefix tables (one sorted set per prefix):
 # hints, feeds, memory, instructions per call and how a hint's cost grows
