@@ -87,6 +87,11 @@ function isNodeRedis(client: AnyClient): boolean {
   return typeof client?.sendCommand === 'function' && typeof client?.duplicate === 'function' && !isIoredis(client);
 }
 
+/** node-redis 3 (and 2): callbacks, `send_command(name, args, callback)`. redlock 4 takes it, so the package does. */
+export function isCallbackClient(client: AnyClient): boolean {
+  return typeof client?.send_command === 'function' && typeof client?.internal_send_command === 'function';
+}
+
 function isNodeRedisCluster(client: AnyClient): boolean {
   return isNodeRedis(client) && typeof client.getSlotMaster === 'function';
 }
@@ -105,14 +110,18 @@ export function connectionOf(client: AnyClient): Connection {
     return client;
   }
   let connection: Connection;
-  if (isIoredis(client)) {
+  if (isCallbackClient(client)) {
+    connection = new NodeRedis3(client);
+  } else if (isIoredis(client)) {
     connection = client.isCluster ? new IoredisCluster(client) : new IoredisSingle(client);
   } else if (isNodeRedisCluster(client)) {
     connection = new NodeRedisCluster(client);
   } else if (isNodeRedis(client)) {
     connection = new NodeRedisSingle(client);
   } else {
-    throw new TypeError('redis-recipes: expected an ioredis Redis or Cluster, or a node-redis client or cluster');
+    throw new TypeError(
+      'redis-recipes: expected an ioredis Redis or Cluster, or a node-redis client or cluster (or node-redis 3)',
+    );
   }
   try {
     Object.defineProperty(client, ADAPTED, { value: connection, enumerable: false, configurable: true });
@@ -424,5 +433,46 @@ class NodeRedisCluster extends Base {
     const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
     const nodeClient = await this.client.nodeClient(master);
     return nodeClient.sendCommand(['CLIENT', 'UNBLOCK', String(id), 'ERROR']);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ node-redis 3
+
+function sendCallback(client: AnyClient, args: Arg[]): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    client.send_command(String(args[0]), args.slice(1), (error: unknown, reply: Reply) => {
+      if (error) reject(error);
+      else resolve(reply);
+    });
+  });
+}
+
+/** A node-redis 3 client: its dedicated connections are `duplicate()`s that never reconnect nor re-send. */
+class NodeRedis3 extends Base {
+  readonly cluster = false;
+  constructor(private readonly client: AnyClient) {
+    super();
+  }
+  send(args: Arg[]): Promise<Reply> {
+    return sendCallback(this.client, args);
+  }
+  protected nodeOf(): string {
+    return 'single';
+  }
+  protected async open(): Promise<Dedicated> {
+    const client = this.client.duplicate({ retry_strategy: () => undefined, enable_offline_queue: true });
+    client.on('error', () => undefined);
+    return {
+      node: 'single',
+      id: 0,
+      send: (args) => sendCallback(client, args),
+      destroy: () => client.end(false),
+      quit: async () => {
+        await sendCallback(client, ['QUIT']);
+      },
+    };
+  }
+  protected unblock(_node: string, id: number): Promise<unknown> {
+    return sendCallback(this.client, ['CLIENT', 'UNBLOCK', id, 'ERROR']);
   }
 }

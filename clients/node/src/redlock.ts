@@ -21,7 +21,6 @@ import { EventEmitter } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import { connectionOf, FOREVER } from './adapter';
 import type { Arg, Connection, Reply } from './adapter';
-import { callbackConnectionOf, isCallbackClient } from './redis3';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyClient = any;
@@ -382,7 +381,7 @@ class Redlock extends EventEmitter {
       this.known.set(client, server);
     }
     if (!server.connection) {
-      server.connection = isCallbackClient(client) ? callbackConnectionOf(client) : connectionOf(client);
+      server.connection = connectionOf(client);
     }
     return server;
   }
