@@ -78,13 +78,17 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 # bounds), then in $(OLDEST_VENV) with the oldest (test-oldest).
 # RECIPES_REQUIRE_SERVERS=1: a server that is missing fails the run (a plain
 # `cargo test` or `pytest` skips its tests instead).
+# The Node package's tests run beside the others (their output shown at the
+# end): they wait on servers and timers far more than they compute, and the
+# whole run must stay under 25 minutes on a 2-core machine.
 test: build redis8-deps oldest-venv node-build ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package
 	@$(call pip_install,--upgrade "./clients/python[test]" redis)
 	redis8=$(redis8_server) && $(test_env) && \
-	$(CARGO) test --release && \
-	python3 -m pytest clients/python/tests -q -p no:cacheprovider && \
-	$(oldest_pytest) && \
-	(cd clients/node && npm test)
+	node_log=$$(mktemp) && { (cd clients/node && npm test) >$$node_log 2>&1 & node=$$!; } && \
+	{ status=0; $(CARGO) test --release && \
+	  python3 -m pytest clients/python/tests -q -p no:cacheprovider && \
+	  $(oldest_pytest) || status=$$?; \
+	  wait $$node || status=1; cat $$node_log; rm -f $$node_log; exit $$status; }
 
 test-node: build redis8-deps node-build ## the Node.js package's tests (Node's test runner) on the three servers
 	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
