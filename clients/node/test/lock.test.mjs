@@ -2,7 +2,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Lock, LockLost, LockNotAcquired, connectionOf } from '../dist/index.js';
-import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { onEachCluster } from './matrix.mjs';
 
 for (const flavor of flavors()) {
   for (const [kind, make] of Object.entries(CLIENTS)) {
@@ -134,33 +135,17 @@ for (const flavor of flavors()) {
   }
 }
 
-for (const flavor of flavors().slice(0, 1)) {
-  for (const [kind, make] of Object.entries(CLUSTER_CLIENTS)) {
-    describe(`Lock on a ${flavor.name} cluster with ${kind}`, () => {
-      let cluster;
-      let client;
-      before(async () => {
-        cluster = await startCluster(flavor.path);
-        client = await make(cluster);
-      });
-      after(async () => {
-        await connectionOf(client).close();
-        await closeClient(client);
-        await cluster.stop();
-      });
-
-      it('routes every key to its node, waits included', async () => {
-        for (let i = 0; i < 20; i++) {
-          const holder = new Lock(client, `cl:${i}`, { token: 'h', ttl: 5000 });
-          assert.equal(await holder.acquire(), true);
-          const waiter = new Lock(client, `cl:${i}`, { token: 'w', ttl: 5000 });
-          const pending = waiter.acquire({ wait: 3000 });
-          await sleep(20);
-          assert.equal(await holder.release(), true);
-          assert.equal(await pending, true);
-          assert.equal(await waiter.release(), true);
-        }
-      });
-    });
-  }
-}
+onEachCluster('Lock', (t) => {
+  it('routes every key to its node, waits included', async () => {
+    for (let i = 0; i < 20; i++) {
+      const holder = new Lock(t.client, `cl:${i}`, { token: 'h', ttl: 5000 });
+      assert.equal(await holder.acquire(), true);
+      const waiter = new Lock(t.client, `cl:${i}`, { token: 'w', ttl: 5000 });
+      const pending = waiter.acquire({ wait: 3000 });
+      await sleep(20);
+      assert.equal(await holder.release(), true);
+      assert.equal(await pending, true);
+      assert.equal(await waiter.release(), true);
+    }
+  });
+});

@@ -1,10 +1,10 @@
-// The matrix of the class tests: `onEachServer(title, body)` declares `body(t)` once per server of the matrix and
+// The matrix of the class tests: `onEachServer(title, body)` (and `onEachCluster` for the cluster clients) declares `body(t)` once per server of the matrix and
 // client (ioredis, node-redis), `t` holding, while its tests run, the server and two connected clients of that kind
 // (`client`, `other`). Shared checks of waits are here too.
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectionOf } from '../dist/index.js';
-import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
 
 export function onEachServer(title, body) {
   for (const flavor of flavors()) {
@@ -22,6 +22,31 @@ export function onEachServer(title, body) {
             await closeClient(client);
           }
           await t.server.stop();
+        });
+        body(t);
+      });
+    }
+  }
+}
+
+/**
+ * `body(t)` once per cluster client (ioredis `Cluster`, node-redis `createCluster`), on a three-node cluster of the
+ * matrix's first server; `t` holds, while its tests run, the cluster and a connected cluster client (`client`).
+ * `options` are `describe`'s.
+ */
+export function onEachCluster(title, body, options = {}) {
+  for (const flavor of flavors().slice(0, 1)) {
+    for (const [kind, make] of Object.entries(CLUSTER_CLIENTS)) {
+      describe(`${title} on a ${flavor.name} cluster with ${kind}`, options, () => {
+        const t = { kind, flavor };
+        before(async () => {
+          t.cluster = await startCluster(flavor.path);
+          t.client = await make(t.cluster);
+        });
+        after(async () => {
+          await connectionOf(t.client).close();
+          await closeClient(t.client);
+          await t.cluster.stop();
         });
         body(t);
       });

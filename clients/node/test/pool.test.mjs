@@ -1,9 +1,9 @@
-import { describe, it, before, after } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ResourcePool, LeaseLost, NoResourceFree, WrongType, connectionOf } from '../dist/index.js';
-import { onEachServer, answersAtOnce, blockedClients, until } from './matrix.mjs';
-import { flavors, startCluster, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
+import { ResourcePool, LeaseLost, NoResourceFree, WrongType } from '../dist/index.js';
+import { onEachServer, onEachCluster, answersAtOnce, blockedClients, until } from './matrix.mjs';
+import { raw } from './harness.mjs';
 
 const dispose = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
 
@@ -134,37 +134,21 @@ onEachServer('ResourcePool', (t) => {
   });
 });
 
-for (const flavor of flavors().slice(0, 1)) {
-  for (const [kind, make] of Object.entries(CLUSTER_CLIENTS)) {
-    describe(`ResourcePool on a ${flavor.name} cluster with ${kind}`, () => {
-      let cluster;
-      let client;
-      before(async () => {
-        cluster = await startCluster(flavor.path);
-        client = await make(cluster);
-      });
-      after(async () => {
-        await connectionOf(client).close();
-        await closeClient(client);
-        await cluster.stop();
-      });
-
-      it('routes every pool to its node, waits and using() included', async () => {
-        for (let i = 0; i < 12; i++) {
-          const holder = new ResourcePool(client, `cpool:${i}`, { owner: 'h' });
-          assert.equal(await holder.associate(`r${i}`), true);
-          assert.equal(await holder.acquire(), `r${i}`);
-          const waiter = new ResourcePool(client, `cpool:${i}`, { owner: 'w', ttl: 5000 });
-          const pending = waiter.using(async (resource) => {
-            assert.equal(await waiter.status(resource), 'held');
-            return resource;
-          }, { wait: 3000, renew: true });
-          await until(async () => (await holder.info()).waiting === 1);
-          assert.equal(await holder.release(`r${i}`), true);
-          assert.equal(await pending, `r${i}`);
-          assert.equal(await holder.status(`r${i}`), 'free');
-        }
-      });
-    });
-  }
-}
+onEachCluster('ResourcePool', (t) => {
+  it('routes every pool to its node, waits and using() included', async () => {
+    for (let i = 0; i < 12; i++) {
+      const holder = new ResourcePool(t.client, `cpool:${i}`, { owner: 'h' });
+      assert.equal(await holder.associate(`r${i}`), true);
+      assert.equal(await holder.acquire(), `r${i}`);
+      const waiter = new ResourcePool(t.client, `cpool:${i}`, { owner: 'w', ttl: 5000 });
+      const pending = waiter.using(async (resource) => {
+        assert.equal(await waiter.status(resource), 'held');
+        return resource;
+      }, { wait: 3000, renew: true });
+      await until(async () => (await holder.info()).waiting === 1);
+      assert.equal(await holder.release(`r${i}`), true);
+      assert.equal(await pending, `r${i}`);
+      assert.equal(await holder.status(`r${i}`), 'free');
+    }
+  });
+});

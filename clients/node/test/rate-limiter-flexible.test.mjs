@@ -11,7 +11,8 @@ import * as stock from 'rate-limiter-flexible';
 import {
   RateLimiterRedis, RateLimiterRes, RateLimiterQueue, RateLimiterUnion, RateLimiterQueueError, connectionOf,
 } from '../dist/index.js';
-import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { onEachCluster } from './matrix.mjs';
 
 const MARGIN = 250; // ms between the two TTLs and times (the machine may be busy: the suites run side by side)
 
@@ -311,42 +312,26 @@ for (const flavor of flavors()) {
 
 // After the suites above (the cluster's set-up blocks the event loop while it runs).
 
-for (const flavor of flavors().slice(0, 1)) {
-  for (const [kind, make] of Object.entries(CLUSTER_CLIENTS)) {
-    describe(`on a ${flavor.name} cluster with ${kind}`, { concurrency: 1 }, () => {
-      let cluster;
-      let client;
-      before(async () => {
-        cluster = await startCluster(flavor.path);
-        client = await make(cluster);
-      });
-      after(async () => {
-        await connectionOf(client).close();
-        await closeClient(client);
-        await cluster.stop();
-      });
-
-      it('each key on its node: consume, get, set, block, delete, the queue\'s wait and the union', async () => {
-        const limiter = new RateLimiterRedis({ storeClient: client, points: 2, duration: 1, blockDuration: 3, keyPrefix: 'cl' });
-        for (let i = 0; i < 12; i++) {
-          assert.equal((await limiter.consume(`u${i}`)).consumedPoints, 1);
-          assert.equal((await limiter.get(`u${i}`)).remainingPoints, 1);
-          assert.equal((await limiter.set(`u${i}`, 2, 5)).consumedPoints, 2);
-          await assert.rejects(limiter.consume(`u${i}`), (res) => res instanceof RateLimiterRes && res.msBeforeNext === 3000);
-          assert.equal((await limiter.block(`u${i}`, 4)).msBeforeNext, 4000);
-          assert.equal(await limiter.delete(`u${i}`), true);
-        }
-        const queue = new RateLimiterQueue(limiter);
-        const started = Date.now();
-        const left = await Promise.all([queue.removeTokens(2, 'q'), queue.removeTokens(1, 'q'), queue.removeTokens(1, 'r')]);
-        assert.deepEqual(left.sort(), [0, 1, 1]);
-        assert.ok(Date.now() - started >= 900, 'the second call on q waited for the next window');
-        const wide = new RateLimiterRedis({ storeClient: client, points: 5, duration: 5, keyPrefix: 'cm' });
-        const union = new RateLimiterUnion(limiter, wide);
-        await union.consume('z', 2);
-        await assert.rejects(union.consume('z'), (rejection) => Object.keys(rejection).join() === 'cl');
-        assert.equal((await wide.get('z')).consumedPoints, 2);
-      });
-    });
-  }
-}
+onEachCluster('RateLimiterRedis', (t) => {
+  it('each key on its node: consume, get, set, block, delete, the queue\'s wait and the union', async () => {
+    const limiter = new RateLimiterRedis({ storeClient: t.client, points: 2, duration: 1, blockDuration: 3, keyPrefix: 'cl' });
+    for (let i = 0; i < 12; i++) {
+      assert.equal((await limiter.consume(`u${i}`)).consumedPoints, 1);
+      assert.equal((await limiter.get(`u${i}`)).remainingPoints, 1);
+      assert.equal((await limiter.set(`u${i}`, 2, 5)).consumedPoints, 2);
+      await assert.rejects(limiter.consume(`u${i}`), (res) => res instanceof RateLimiterRes && res.msBeforeNext === 3000);
+      assert.equal((await limiter.block(`u${i}`, 4)).msBeforeNext, 4000);
+      assert.equal(await limiter.delete(`u${i}`), true);
+    }
+    const queue = new RateLimiterQueue(limiter);
+    const started = Date.now();
+    const left = await Promise.all([queue.removeTokens(2, 'q'), queue.removeTokens(1, 'q'), queue.removeTokens(1, 'r')]);
+    assert.deepEqual(left.sort(), [0, 1, 1]);
+    assert.ok(Date.now() - started >= 900, 'the second call on q waited for the next window');
+    const wide = new RateLimiterRedis({ storeClient: t.client, points: 5, duration: 5, keyPrefix: 'cm' });
+    const union = new RateLimiterUnion(limiter, wide);
+    await union.consume('z', 2);
+    await assert.rejects(union.consume('z'), (rejection) => Object.keys(rejection).join() === 'cl');
+    assert.equal((await wide.get('z')).consumedPoints, 2);
+  });
+}, { concurrency: 1 });
