@@ -11,14 +11,14 @@
 //
 // Usage: node bench/dropin_rlf.mjs OUTPUT.md   (servers from REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER; the module
 // from RECIPES_MODULE; clients/node built with `npm run build`). Runs `nice`d servers one at a time.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launch } from '../clients/node/test/servers.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'clients', 'node', 'package.json'));
@@ -33,46 +33,17 @@ const KEYS = 1000;
 const COST_CALLS = Number(process.env.COST_CALLS ?? 5000);
 const MODULE = process.env.RECIPES_MODULE ?? join(ROOT, 'target', 'release', 'librecipes.so');
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
+// The server `nice`d (under callgrind with `callgrind`, its dumps in the server's directory), with a client.
 async function startServer(binary, { callgrind = false } = {}) {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'bench-rlf-'));
-  const config = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--loadmodule', MODULE, '--logfile', join(dir, 'log')];
-  const line = callgrind ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'cg')}.%p`, binary, ...config] : [binary, ...config];
-  const child = spawn('nice', line, { stdio: 'ignore' });
-  for (let i = 0; !(await reachable(port)); i++) {
-    if (i > 1200) throw new Error(`${binary} did not start`);
-    await sleep(100);
-  }
-  const client = new Redis({ port });
+  const wrap = (dir) => (callgrind
+    ? ['nice', 'valgrind', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'cg')}.%p`]
+    : ['nice']);
+  const server = await launch(binary, { module: MODULE, wrap, signal: 'SIGTERM', waitMs: 120_000 });
+  const client = new Redis({ port: server.port });
   await client.ping();
-  return { port, dir, child, client, async stop() {
+  return { ...server, client, async stop() {
     client.disconnect();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   } };
 }
 

@@ -4,13 +4,10 @@
 //
 //   node bench/redlock.mjs            (after `npm ci && npm run build` in clients/node; servers from the environment:
 //                                      REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER, RECIPES_MODULE, as for the tests)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { cpus, totalmem, release, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, totalmem, release } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launch } from '../clients/node/test/servers.mjs';
 
 const require = createRequire(new URL('../clients/node/package.json', import.meta.url));
 const Stock = require('redlock');
@@ -27,38 +24,13 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function start(path) {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'bench-redlock-'));
-  const child = spawn(path, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    '--appendonly', 'no', '--loadmodule', process.env.RECIPES_MODULE], { stdio: 'ignore' });
-  let probe;
-  for (let i = 0; ; i++) {
-    probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      break;
-    } catch {
-      probe.disconnect();
-      if (i > 200) throw new Error(`${path} did not start`);
-      await sleep(20);
-    }
-  }
-  const info = await probe.info("server");
+  const server = await launch(path);
+  const probe = new Redis({ port: server.port });
+  const info = await probe.info('server');
   const version = (/valkey_version:(\S+)/.exec(info) ?? /redis_version:(\S+)/.exec(info))[1];
   probe.disconnect();
-  return { port, version, stop: () => { child.kill('SIGKILL'); rmSync(dir, { recursive: true, force: true }); } };
+  return { port: server.port, version, stop: () => server.stop() };
 }
 
 function percentile(sorted, p) {

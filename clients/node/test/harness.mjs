@@ -4,13 +4,10 @@
 // The matrix comes from the environment, as for the other suites of the repository: REDIS_SERVER (Redis 7.0),
 // REDIS8_SERVER, VALKEY_SERVER, and RECIPES_MODULE (the built module). A server whose variable is unset is skipped,
 // unless RECIPES_REQUIRE_SERVERS=1, where it fails.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launch } from './servers.mjs';
 
 const FLAVORS = [
   ['Redis 7.0', 'REDIS_SERVER'],
@@ -32,72 +29,28 @@ export function flavors() {
   return found;
 }
 
-export async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.on('connect', () => {
-      socket.write('PING\r\n');
-    });
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
 const running = new Set();
 after(async () => {
   for (const server of [...running]) await server.stop();
 });
 
 /**
- * Starts `path` on a free port, with the module unless `module: false`, and `args` added to its command line.
- * Returns { port, host, url, stop() }.
+ * Starts `path` on a free port, with the module unless `module: false`, and `args` added to its command line
+ * (servers.mjs's `launch`), stopped when the test file ends if not before. Returns { port, host, url, stop() }.
  */
 export async function startServer(path, { module = true, args = [] } = {}) {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'recipes-node-'));
-  const line = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--protected-mode', 'no', '--enable-debug-command', 'yes', '--logfile', join(dir, 'log'), ...args];
-  if (module) line.push('--loadmodule', MODULE);
-  const child = spawn(path, line, { stdio: 'ignore' });
-  let exited = false;
-  child.on('exit', () => {
-    exited = true;
-  });
-  for (let i = 0; i < 500 && !(await reachable(port)); i++) {
-    if (exited) throw new Error(`${path} exited at start (log in ${dir})`);
-    await sleep(10);
-  }
+  const launched = await launch(path, { module: module ? MODULE : false, args });
   const server = {
-    port,
-    host: '127.0.0.1',
-    url: `redis://127.0.0.1:${port}`,
+    ...launched,
     async stop() {
       running.delete(server);
-      if (!exited) {
-        child.kill('SIGKILL');
-        await new Promise((resolve) => (exited ? resolve() : child.once('exit', resolve)));
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await launched.stop();
     },
   };
   running.add(server);
   return server;
 }
+
 
 function redisCli() {
   for (const name of ['redis-cli', 'valkey-cli']) {
