@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Lock, LockLost, LockNotAcquired, connectionOf } from '../dist/index.js';
 import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
-import { onEachCluster } from './matrix.mjs';
+import { onEachCluster, until } from './matrix.mjs';
 
 for (const flavor of flavors()) {
   for (const [kind, make] of Object.entries(CLIENTS)) {
@@ -66,6 +66,26 @@ for (const flavor of flavors()) {
         await p2;
         assert.deepEqual(order, [['first', true], ['second', true]]);
         assert.equal(await second.release(), true);
+      });
+
+      it('a wait whose connection drops rejects, and is not sent again', async () => {
+        const holder = new Lock(client, 'lock:drop', { token: 'holder' });
+        assert.equal(await holder.acquire(), true);
+        const waiter = new Lock(client, 'lock:drop', { token: 'w' });
+        // Settled into a value at once: the rejection comes while the test is still sending the kill.
+        const outcome = waiter.acquire({ wait: 5000 }).then((got) => got, (error) => error);
+        const blocked = async () => String(await raw(client, 'CLIENT', 'LIST')).split('\n')
+          .find((line) => line.includes('cmd=lock.acquire') && / flags=\S*b/.test(line));
+        await until(blocked);
+        const id = /\bid=(\d+)/.exec(await blocked())[1];
+        assert.equal(await raw(client, 'CLIENT', 'KILL', 'ID', id), 1);
+        assert.ok((await outcome) instanceof Error, 'the wait rejects');
+        // Nothing queued again: no client waits, and the released lock goes to nobody.
+        await sleep(300);
+        assert.equal(await blocked(), undefined);
+        assert.equal(await holder.release(), true);
+        await sleep(50);
+        assert.equal(await raw(client, 'EXISTS', 'lock:drop'), 0);
       });
 
       it('a wait that times out answers false; an abort rejects and leaves nothing queued or held', async () => {
