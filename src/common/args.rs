@@ -12,14 +12,31 @@ use super::ffi::args::Arg;
 
 /// What commands ask of an argument.
 impl Arg<'_> {
-    /// Case-insensitive comparison with an option token.
+    /// Case-insensitive comparison with an option token (upper case).
     pub fn is(&self, token: &str) -> bool {
-        self.as_bytes().eq_ignore_ascii_case(token.as_bytes())
+        is_token(self.as_bytes(), token)
     }
 
     pub fn to_i64(self) -> Result<i64, RedisError> {
         parse_i64(self.as_bytes()).ok_or(errors::NOT_AN_INTEGER.error())
     }
+}
+
+/// Whether `bytes` is `token`, an upper-case ASCII word (as every option
+/// token is), in any case. One pass, no case folding of the token: the
+/// standard library's `eq_ignore_ascii_case` folds both sides and cost a
+/// hint's parse about 100 instructions for `COUNT`.
+#[inline]
+fn is_token(bytes: &[u8], token: &str) -> bool {
+    debug_assert!(
+        !token.bytes().any(|byte| byte.is_ascii_lowercase()),
+        "{token}"
+    );
+    bytes.len() == token.len()
+        && bytes
+            .iter()
+            .zip(token.as_bytes())
+            .all(|(byte, want)| byte.to_ascii_uppercase() == *want)
 }
 
 /// A token or owner as the commands take it: any bytes but none, else
@@ -76,12 +93,27 @@ pub struct OptSpec {
 impl OptSpec {
     /// A `TOKEN value` option.
     pub const fn valued(token: &'static str) -> Self {
-        Self { token, values: 1 }
+        Self::new(token, 1)
     }
 
     /// A `TOKEN` alone.
     pub const fn flag(token: &'static str) -> Self {
-        Self { token, values: 0 }
+        Self::new(token, 0)
+    }
+
+    /// Refuses, when compiled, a token that is not upper case (see
+    /// [`is_token`]).
+    const fn new(token: &'static str, values: usize) -> Self {
+        let bytes = token.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            assert!(
+                !bytes[at].is_ascii_lowercase(),
+                "option tokens are upper case"
+            );
+            at += 1;
+        }
+        Self { token, values }
     }
 }
 
@@ -95,10 +127,11 @@ pub fn groups<'a>(
     let mut found = Vec::new();
     let mut rest = args;
     while let Some((token, after)) = rest.split_first() {
+        let token = token.as_bytes();
         let (shape, spec) = shapes
             .iter()
             .enumerate()
-            .find(|(_, spec)| token.is(spec.token))
+            .find(|(_, spec)| is_token(token, spec.token))
             .ok_or(errors::SYNTAX.error())?;
         if after.len() < spec.values {
             return Err(errors::SYNTAX.error());
@@ -113,6 +146,7 @@ pub fn groups<'a>(
 /// Splits the trailing options of a command. Returns, for each spec in order,
 /// the values that followed its token, or `None` when it was absent. An
 /// unknown token, a repeated one or a missing value is `ERR syntax error`.
+#[inline] // with the specs constant, the token comparisons fold (about 100 instructions a hint)
 pub fn parse_options<'a, const N: usize>(
     rest: &'a [Arg<'a>],
     specs: &[OptSpec; N],
@@ -120,9 +154,10 @@ pub fn parse_options<'a, const N: usize>(
     let mut found: [Option<&'a [Arg<'a>]>; N] = [None; N];
     let mut at = 0;
     while let Some(token) = rest.get(at) {
+        let token = token.as_bytes();
         let index = specs
             .iter()
-            .position(|spec| token.is(spec.token))
+            .position(|spec| is_token(token, spec.token))
             .ok_or(errors::SYNTAX.error())?;
         let spec = &specs[index];
         let values = rest
@@ -144,7 +179,30 @@ pub fn single<'a>(values: Option<&'a [Arg<'a>]>) -> Option<Arg<'a>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_i64;
+    use super::{is_token, parse_i64};
+
+    #[test]
+    fn tokens_match_in_any_case_and_nothing_else() {
+        for yes in ["COUNT", "count", "Count", "cOUNT"] {
+            assert!(is_token(yes.as_bytes(), "COUNT"), "{yes}");
+        }
+        for no in [
+            "COUN",
+            "COUNTS",
+            "",
+            "C0UNT",
+            "COUNT ",
+            "cou\u{17f}t",
+            "COUNt\0",
+        ] {
+            assert!(!is_token(no.as_bytes(), "COUNT"), "{no:?}");
+        }
+        // Only letters fold: not the bytes 0x20 apart from other marks.
+        assert!(!is_token(b"\r", "-"));
+        assert!(!is_token(b"\x0d", "-"));
+        assert!(!is_token(b"{", "["));
+        assert!(is_token(b"with-weights_2", "WITH-WEIGHTS_2"));
+    }
 
     #[test]
     fn accepts_canonical_integers() {

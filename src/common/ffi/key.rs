@@ -217,13 +217,18 @@ impl<'a, M> Key<'a, M> {
 
     /// The pointer to the `T` a key of `T`'s data type holds.
     fn value_ptr<T: Stored>(&self) -> Result<Option<*mut T>, RedisError> {
-        if self.kind() == Kind::Empty {
+        if self.inner.is_null() {
             return Ok(None);
         }
         let ty = *T::data_type().raw_type.borrow();
-        // SAFETY: `inner` is open and non-null, since `kind` saw a value.
+        // SAFETY: `inner` is open (closed only in `Drop`) and non-null; the
+        // server answers null for an empty key or one of another type, so
+        // the key type is asked only then.
         if unsafe { api!(RedisModule_ModuleTypeGetType)(self.inner) } != ty {
-            return Err(RedisError::WrongType);
+            return match self.kind() {
+                Kind::Empty => Ok(None),
+                _ => Err(RedisError::WrongType),
+            };
         }
         // SAFETY: as above. The server holds values of `T`'s data type only as
         // set by `set_typed_value::<T>` (or `T`'s load and copy callbacks), so
