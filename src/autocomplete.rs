@@ -389,19 +389,27 @@ fn hint<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let pairs = weights && direct::resp3(ctx);
     // Written from the stored bytes as they are read: nothing can fail
     // from here on.
-    suggestions.hint_with(prefix, count as usize, now_ms(), keep, |hints| {
+    let ((), searched) = suggestions.hint_with(prefix, count as usize, now_ms, keep, |hints| {
         let len = hints.len();
-        direct::array(ctx, if weights && !pairs { 2 * len } else { len });
+        if !weights {
+            direct::array(ctx, len);
+            let (copied, rest) = hints.contents();
+            direct::bulks(ctx, copied);
+            direct::bulks(ctx, rest);
+            return;
+        }
+        direct::array(ctx, if pairs { len } else { 2 * len });
         for (content, weight) in hints {
             if pairs {
                 direct::array(ctx, 2);
             }
             direct::bulk(ctx, content);
-            if weights {
-                direct::double(ctx, weight);
-            }
+            direct::double(ctx, weight);
         }
     });
+    if searched {
+        HINTS_SEARCHED.incr();
+    }
     Ok(RedisValue::NoReply.into())
 }
 
@@ -561,10 +569,13 @@ const FADES: &[ArgSpec] = &[
 pub static AUTOCOMPLETE_KEYS: Stat = Stat::gauge(c"autocomplete_keys");
 /// Entries removed because they faded.
 pub static FADED: Stat = Stat::counter(c"autocomplete_entries_faded");
+/// Hints that searched the tree (no answer kept for their prefix, or none
+/// still good); the others were answered from a kept answer.
+pub static HINTS_SEARCHED: Stat = Stat::counter(c"autocomplete_hints_searched");
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,
-    stats: &[&AUTOCOMPLETE_KEYS, &FADED],
+    stats: &[&AUTOCOMPLETE_KEYS, &FADED, &HINTS_SEARCHED],
     waiting: None,
     settings: &[&MAX_CHARS, &HINT_CACHE],
     stored: &[StoredType {

@@ -1077,7 +1077,9 @@ server_tests! {
             let _: Vec<String> = query(&mut con, &["AUTOCOMPLETE.HINT", "k", prefix]);
         }
         let two = usage(&mut con);
-        assert!(two > none && two < none + 1_024, "{two} bytes with two prefixes kept, {none} with none");
+        // Two answers of 10 entries: the slots, their nodes, contents and
+        // lengths (a slot keeps the blocks of the answers it held before).
+        assert!(two > none && two < none + 1_536, "{two} bytes with two prefixes kept, {none} with none");
         harness::ok(&mut con, &["CONFIG", "SET", "recipes.autocomplete-hint-cache", "64"]);
         assert_eq!(count(&mut con, "3"), all[..3]);
         // Nothing of it is stored: RDB and DUMP are those of the entries.
@@ -1088,6 +1090,45 @@ server_tests! {
         let bare_dump: Vec<u8> = redis::cmd("DUMP").arg("k").query(&mut con).unwrap();
         assert_eq!(dump, bare_dump);
         assert_eq!(digest_value(&mut con, "k"), stored);
+    }
+
+    fn kept_hints_outlive_writes_that_cannot_change_them(flavor) {
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        for (content, weight) in [("apple", "5"), ("apricot", "4"), ("banana", "2"), ("cherry", "1")] {
+            assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", content, weight]), 1);
+        }
+        for n in 0..12 {
+            assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", &format!("c{n:02}"), "0"]), 1);
+        }
+        let searched = |con: &mut Connection| recipes_figures(con, "recipes")["autocomplete_hints_searched"];
+        let top = |con: &mut Connection, prefix: &str| -> Vec<String> { query(con, &["AUTOCOMPLETE.HINT", "k", prefix, "COUNT", "2"]) };
+        let base = searched(&mut con);
+        // Searched once, then answered from what the key kept.
+        assert_eq!(top(&mut con, "a"), ["apple", "apricot"]);
+        assert_eq!(top(&mut con, "b"), ["banana"]);
+        assert_eq!(top(&mut con, "c"), ["cherry", "c11"]);
+        assert_eq!(searched(&mut con) - base, 3);
+        assert_eq!(top(&mut con, "a"), ["apple", "apricot"]);
+        assert_eq!(searched(&mut con) - base, 3);
+        // Writes under other prefixes; a new entry, and a feed, below the
+        // top 10 that "c" keeps: every answer stays.
+        assert_eq!(feed(&mut con, &["k", "cherry", "1"]), "2");
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "c99", "-1"]), 1);
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.REMOVE", "k", "c00"]), 1);
+        assert_eq!((top(&mut con, "a"), top(&mut con, "b")), (vec!["apple".to_string(), "apricot".into()], vec!["banana".to_string()]));
+        assert_eq!(searched(&mut con) - base, 3, "no answer searched again");
+        // A write into an answer ("b" held every entry under it, "c" gets
+        // a new top): those are searched again, the others not.
+        assert_eq!(int(&mut con, &["AUTOCOMPLETE.SET", "k", "blueberry", "0.5"]), 1);
+        assert_eq!(feed(&mut con, &["k", "c05", "10"]), "10");
+        assert_eq!(top(&mut con, "a"), ["apple", "apricot"]);
+        assert_eq!(top(&mut con, "b"), ["banana", "blueberry"]);
+        assert_eq!(top(&mut con, "c"), ["c05", "cherry"]);
+        assert_eq!(searched(&mut con) - base, 5);
+        // COUNT over 64 is never kept.
+        assert_eq!(query::<Vec<String>>(&mut con, &["AUTOCOMPLETE.HINT", "k", "a", "COUNT", "65"]), ["apple", "apricot"]);
+        assert_eq!(searched(&mut con) - base, 6);
     }
 
     fn kept_hints_lose_entries_as_they_fade_on_the_primary_and_its_replica(flavor) {

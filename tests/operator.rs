@@ -29,7 +29,7 @@ server_tests! {
             "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
             "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
             "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
-            "autocomplete_keys", "autocomplete_entries_faded", "unique_queues",
+            "autocomplete_keys", "autocomplete_entries_faded", "autocomplete_hints_searched", "unique_queues",
             "unique_queues_with_waiters", "unique_queue_waits", "unique_queue_waits_timed_out",
             "unique_queue_handoffs", "rate_windows_with_waiters", "rate_waits", "rate_waits_timed_out",
             "rate_handoffs", "panics_caught",

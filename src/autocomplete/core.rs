@@ -34,10 +34,15 @@
 //! Hints are also kept: the answers to the last prefixes hinted (a bounded
 //! number, replaced by the clock algorithm), as node numbers, so a hint
 //! asked again costs a hash of its prefix, not a search. An answer is good
-//! until the next write to the key (each write bumps a counter, which the
-//! answers record) and until the earliest fade time among its own entries:
-//! entries left out were faded (and stay so) or lighter, so whether they
-//! fade changes nothing. Answers are never saved, copied or digested.
+//! until the earliest fade time among its own entries (entries left out
+//! were faded, and stay so, or lighter, so whether they fade changes
+//! nothing), and until a write that can change it: a write to an entry
+//! concerns only the answers of that entry's prefixes (found by probing
+//! each of its prefixes, O(length)), and of those only the answers holding
+//! the entry, and those it now outranks the last of, or that held every
+//! entry under their prefix. A node moved in the arena (see below) is
+//! renamed in the answers holding it. Answers are never saved, copied or
+//! digested.
 //!
 //! Weights follow `ZINCRBY`: any `f64` but NaN (a result that would be NaN
 //! is refused and changes nothing), -0.0 stored as 0.0. Fade times are
@@ -371,6 +376,10 @@ const KEPT_LEAST: usize = 10;
 /// rarely asked twice, and would make the kept answers' memory unbounded).
 pub const KEPT_PREFIX_BYTES: usize = 64;
 
+/// The most bytes of contents a kept answer copies (see [`Answer::text`]);
+/// the entries past them are read from the tree.
+pub const KEPT_TEXT_BYTES: usize = 2_048;
+
 /// No slot, in [`HintCache::index`].
 const NO_SLOT: u32 = u32::MAX;
 
@@ -394,13 +403,6 @@ impl std::fmt::Debug for Kept {
 }
 
 impl Kept {
-    /// The answers kept no longer answer: a write.
-    fn written(&mut self) {
-        if let Some(cache) = self.0.get_mut() {
-            cache.writes = cache.writes.wrapping_add(1);
-        }
-    }
-
     /// What `read` gives of the cache, if there is one.
     fn with<R>(&self, read: impl FnOnce(&HintCache) -> R) -> Option<R> {
         let cache = self.0.take();
@@ -412,9 +414,6 @@ impl Kept {
 
 #[derive(Debug, Default)]
 struct HintCache {
-    /// Writes to the key since the cache was made: an answer answers only
-    /// while this is what it recorded.
-    writes: u64,
     slots: Vec<Answer>,
     /// The slots by their prefix's hash, open addressing with linear
     /// probing: slot numbers, [`NO_SLOT`] where free. Its length is a power
@@ -431,13 +430,19 @@ struct Answer {
     hash: u64,
     /// The answer's nodes, best first.
     nodes: Vec<u32>,
+    /// The contents of its first nodes, end to end, up to
+    /// [`KEPT_TEXT_BYTES`], and the length of each: a reply reads them
+    /// here rather than in the tree (about 15 instructions an entry less).
+    text: Vec<u8>,
+    lens: Vec<u32>,
     /// How many entries were asked for: fewer nodes means the answer holds
     /// every entry under the prefix that had not faded.
     asked: usize,
-    /// [`HintCache::writes`] when it was searched.
-    writes: u64,
-    /// It answers for times in `since..until`: from the search on, until
-    /// the first of its entries fades.
+    /// A write may have changed it: searched again when next asked.
+    stale: bool,
+    /// It answers for times in `since..until`: from the search on (from
+    /// any time when the search passed over no faded entry), until the
+    /// first of its entries fades.
     since: i64,
     until: i64,
     /// Asked since the clock's hand last passed.
@@ -447,9 +452,16 @@ struct Answer {
 /// FNV-1a: prefixes are short, and the slots few (a client that makes
 /// prefixes collide makes a probe at most as long as the slots).
 fn hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes
+        .iter()
+        .fold(HASH_START, |hash, &byte| hash_step(hash, byte))
+}
+
+const HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The hash of a prefix one byte longer.
+fn hash_step(hash: u64, byte: u8) -> u64 {
+    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
 }
 
 impl HintCache {
@@ -467,6 +479,34 @@ impl HintCache {
                 return Some(slot as usize);
             }
             at = (at + 1) & mask;
+        }
+    }
+
+    /// Calls `visit` with each slot whose prefix starts `content`: the
+    /// slots scanned when they are fewer than its prefixes, else each
+    /// prefix (up to [`KEPT_PREFIX_BYTES`]) probed, its hash one step from
+    /// the last. O(min(slots, length)).
+    fn prefixes_of(&mut self, content: &[u8], mut visit: impl FnMut(&mut Answer)) {
+        let longest = content.len().min(KEPT_PREFIX_BYTES);
+        if self.slots.len() <= longest + 1 {
+            for answer in &mut self.slots {
+                if content.starts_with(&answer.prefix) {
+                    visit(answer);
+                }
+            }
+            return;
+        }
+        let mut hash = HASH_START;
+        for len in 0..=longest {
+            if let Some(&byte) = len.checked_sub(1).and_then(|last| content.get(last)) {
+                hash = hash_step(hash, byte);
+            }
+            let prefix = content.get(..len).unwrap_or_default();
+            if let Some(slot) = self.find(hash, prefix) {
+                if let Some(answer) = self.slots.get_mut(slot) {
+                    visit(answer);
+                }
+            }
         }
     }
 
@@ -540,16 +580,16 @@ impl HintCache {
         }
     }
 
-    /// A slot to replace: the first from the hand that is out of date or
-    /// was not asked since the hand last passed (clearing the marks it
-    /// passes). `slots` is not empty.
-    fn victim(&mut self, writes: u64) -> usize {
+    /// A slot to replace: the first from the hand that is stale or was not
+    /// asked since the hand last passed (clearing the marks it passes).
+    /// `slots` is not empty.
+    fn victim(&mut self) -> usize {
         let len = self.slots.len();
         for _ in 0..=len {
             let at = self.hand % len;
             self.hand = (at + 1) % len;
             if let Some(answer) = self.slots.get_mut(at) {
-                if answer.writes != writes || !answer.used {
+                if answer.stale || !answer.used {
                     return at;
                 }
                 answer.used = false;
@@ -569,6 +609,8 @@ impl HintCache {
                 .map(|answer| {
                     block(answer.prefix.capacity())
                         + block(answer.nodes.capacity() * size_of::<u32>())
+                        + block(answer.text.capacity())
+                        + block(answer.lens.capacity() * size_of::<u32>())
                 })
                 .sum::<usize>()
     }
@@ -582,6 +624,8 @@ impl HintCache {
                 .map(|answer| {
                     usize::from(answer.prefix.capacity() > 0)
                         + usize::from(answer.nodes.capacity() > 0)
+                        + usize::from(answer.text.capacity() > 0)
+                        + usize::from(answer.lens.capacity() > 0)
                 })
                 .sum::<usize>()
     }
@@ -591,6 +635,55 @@ impl HintCache {
 pub struct Hints<'a> {
     tree: &'a Suggestions,
     nodes: std::slice::Iter<'a, u32>,
+    /// The contents of the first nodes, as [`Answer::text`] and
+    /// [`Answer::lens`] (none for an answer not kept).
+    text: &'a [u8],
+    lens: &'a [u32],
+}
+
+impl<'a> Hints<'a> {
+    fn of_nodes(tree: &'a Suggestions, nodes: &'a [u32]) -> Self {
+        Hints {
+            tree,
+            nodes: nodes.iter(),
+            text: &[],
+            lens: &[],
+        }
+    }
+
+    /// The contents alone: first those copied in a kept answer, read
+    /// there, then the others, read in the tree.
+    pub fn contents(self) -> (Copied<'a>, impl Iterator<Item = &'a [u8]>) {
+        let Hints {
+            tree,
+            nodes,
+            text,
+            lens,
+        } = self;
+        let copied = lens.len().min(nodes.len());
+        let lens = lens.get(..copied).unwrap_or_default();
+        let rest = nodes.skip(copied).map(move |&at| &*tree.node(at).content);
+        (Copied { text, lens }, rest)
+    }
+}
+
+/// The contents a kept answer copied (see [`Answer::text`]), in order.
+pub struct Copied<'a> {
+    text: &'a [u8],
+    lens: &'a [u32],
+}
+
+impl<'a> Iterator for Copied<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let (&len, lens) = self.lens.split_first()?;
+        let (content, text) = self.text.split_at_checked(len as usize)?;
+        self.lens = lens;
+        self.text = text;
+        Some(content)
+    }
 }
 
 impl<'a> Iterator for Hints<'a> {
@@ -718,7 +811,6 @@ impl Suggestions {
     /// Sets (`Some`) or clears (`None`) the fade time of `content`: `false`
     /// when it is absent. O(log M).
     pub fn set_fade(&mut self, content: &[u8], fade_at: Option<i64>) -> bool {
-        self.hints.written();
         let mut path = Path::new();
         let Some(at) = self.find(content, Some(&mut path)) else {
             return false;
@@ -732,6 +824,7 @@ impl Suggestions {
             None => node.flags &= !FADES,
         }
         self.update_upward(at, &path);
+        self.written(content, at, None);
         true
     }
 
@@ -761,67 +854,67 @@ impl Suggestions {
     }
 
     /// The best `count` entries that start with `prefix` (all for an empty
-    /// one) and have not faded by `now`: weight descending, then content
-    /// descending (`ZRANGE … REV`), handed to `reply`. Answers for up to
+    /// one) and have not faded by the time `now()` reads (read only when an
+    /// answer depends on it): weight descending, then content descending
+    /// (`ZRANGE … REV`), handed to `reply`. Answers for up to
     /// [`KEPT_MOST`] entries under prefixes of up to [`KEPT_PREFIX_BYTES`]
     /// are kept, up to `keep` of them (0: none, and those kept are
-    /// dropped): asked again before a write, and before one of its entries
-    /// fades, an answer costs O(prefix length). Otherwise a search,
-    /// O((count + faded entries met) · log M) however many entries start
-    /// with `prefix`.
+    /// dropped): asked again before a write that changes it, and before one
+    /// of its entries fades, an answer costs O(prefix length). Otherwise a
+    /// search, O((count + faded entries met) · log M) however many entries
+    /// start with `prefix`. Also says whether it searched.
     pub fn hint_with<R>(
         &self,
         prefix: &[u8],
         count: usize,
-        now: i64,
+        now: impl Fn() -> i64,
         keep: usize,
         reply: impl FnOnce(Hints<'_>) -> R,
-    ) -> R {
+    ) -> (R, bool) {
         if keep == 0 {
             // Those kept before go, with their memory.
             self.hints.0.set(None);
         }
         if keep == 0 || count > KEPT_MOST || prefix.len() > KEPT_PREFIX_BYTES {
-            return self.hint_searched(prefix, count, now, reply);
+            return (self.hint_searched(prefix, count, now(), reply), true);
         }
         if count == 0 || self.root == NIL {
-            return reply(Hints {
-                tree: self,
-                nodes: [].iter(),
-            });
+            return (reply(Hints::of_nodes(self, &[])), false);
         }
         let mut cache = self.hints.0.take().unwrap_or_default();
-        let slot = self.answer(&mut cache, prefix, count, now, keep);
-        let nodes = match cache.slots.get(slot) {
-            Some(answer) => answer.nodes.get(..count).unwrap_or(&answer.nodes),
-            None => &[],
+        let (slot, searched) = self.answer(&mut cache, prefix, count, now, keep);
+        let hints = match cache.slots.get(slot) {
+            Some(answer) => Hints {
+                tree: self,
+                nodes: answer.nodes.get(..count).unwrap_or(&answer.nodes).iter(),
+                text: &answer.text,
+                lens: &answer.lens,
+            },
+            None => Hints::of_nodes(self, &[]),
         };
-        let replied = reply(Hints {
-            tree: self,
-            nodes: nodes.iter(),
-        });
+        let replied = reply(hints);
         self.hints.0.set(Some(cache));
-        replied
+        (replied, searched)
     }
 
     /// The slot of `cache` that holds the answer for `prefix`, good for
-    /// `count` entries at `now`: kept, or searched into a new slot (at most
-    /// `keep`, replacing one if need be) or an old one.
+    /// `count` entries at `now()`: kept, or searched into a new slot (at
+    /// most `keep`, replacing one if need be) or an old one; and whether
+    /// it searched.
     fn answer(
         &self,
         cache: &mut HintCache,
         prefix: &[u8],
         count: usize,
-        now: i64,
+        now: impl Fn() -> i64,
         keep: usize,
-    ) -> usize {
+    ) -> (usize, bool) {
         if cache.slots.len() > keep {
             cache.slots.truncate(keep);
             cache.slots.shrink_to_fit();
             cache.hand = 0;
             cache.reindex();
         }
-        let writes = cache.writes;
         let hash = hash(prefix);
         let slot = match cache.find(hash, prefix) {
             Some(slot) => slot,
@@ -831,15 +924,17 @@ impl Suggestions {
                         prefix: Vec::new(),
                         hash,
                         nodes: Vec::new(),
+                        text: Vec::new(),
+                        lens: Vec::new(),
                         asked: 0,
-                        writes,
-                        since: 0,
-                        until: i64::MIN,
+                        stale: true,
+                        since: i64::MIN,
+                        until: i64::MAX,
                         used: false,
                     });
                     cache.slots.len() - 1
                 } else {
-                    let victim = cache.victim(writes);
+                    let victim = cache.victim();
                     cache.unindex_slot(victim);
                     victim
                 };
@@ -849,7 +944,7 @@ impl Suggestions {
                     answer.prefix.extend_from_slice(prefix);
                     answer.hash = hash;
                     // Searched below.
-                    answer.until = i64::MIN;
+                    answer.stale = true;
                 }
                 if 2 * cache.slots.len() > cache.index.len() {
                     cache.reindex();
@@ -859,21 +954,99 @@ impl Suggestions {
                 slot
             }
         };
+        let mut searched = false;
         if let Some(answer) = cache.slots.get_mut(slot) {
             answer.used = true;
-            let good = answer.writes == writes
-                && answer.since <= now
-                && now < answer.until
-                && (count <= answer.nodes.len() || answer.nodes.len() < answer.asked);
+            let good = !answer.stale
+                && (count <= answer.nodes.len() || answer.nodes.len() < answer.asked)
+                && (answer.since == i64::MIN && answer.until == i64::MAX || {
+                    let now = now();
+                    answer.since <= now && now < answer.until
+                });
             if !good {
+                let now = now();
                 answer.nodes.clear();
                 answer.asked = count.max(KEPT_LEAST);
-                answer.until = self.search(&answer.prefix, answer.asked, now, &mut answer.nodes);
-                answer.since = now;
-                answer.writes = writes;
+                let (until, passed_faded) =
+                    self.search(&answer.prefix, answer.asked, now, &mut answer.nodes);
+                answer.until = until;
+                answer.since = if passed_faded { now } else { i64::MIN };
+                answer.stale = false;
+                self.copy_text(answer);
+                searched = true;
             }
         }
-        slot
+        (slot, searched)
+    }
+
+    /// Copies into `answer.text` the contents of its first nodes, as many
+    /// as [`KEPT_TEXT_BYTES`] holds, in blocks of the size they need.
+    fn copy_text(&self, answer: &mut Answer) {
+        answer.text.clear();
+        answer.lens.clear();
+        let mut copied = 0;
+        let mut bytes = 0;
+        for &at in &answer.nodes {
+            let len = self.node(at).content.len();
+            if bytes + len > KEPT_TEXT_BYTES {
+                break;
+            }
+            bytes += len;
+            copied += 1;
+        }
+        answer.text.reserve_exact(bytes);
+        answer.lens.reserve_exact(copied);
+        for &at in answer.nodes.iter().take(copied) {
+            let content = &self.node(at).content;
+            answer.text.extend_from_slice(content);
+            // At most KEPT_TEXT_BYTES.
+            answer.lens.push(content.len() as u32);
+        }
+    }
+
+    /// Kept answers that a write to `content` (node `at`, now of `weight`;
+    /// `None`: removed, or its fade time changed) may have changed go
+    /// stale: among the answers of its prefixes, those holding it, and for
+    /// a weight, those holding every entry under their prefix or whose
+    /// last entry it now outranks. O(length) probes, and O(count) for each
+    /// answer found.
+    fn written(&self, content: &[u8], at: u32, weight: Option<f64>) {
+        let Some(mut cache) = self.hints.0.take() else {
+            return;
+        };
+        cache.prefixes_of(content, |answer| {
+            if answer.stale {
+                return;
+            }
+            let stays = !answer.nodes.contains(&at)
+                && match weight {
+                    None => true,
+                    Some(weight) => {
+                        answer.nodes.len() >= answer.asked
+                            && answer.nodes.last().is_some_and(|&last| {
+                                let last = self.node(last);
+                                weight < last.weight
+                                    || (weight == last.weight && content < &*last.content)
+                            })
+                    }
+                };
+            answer.stale = !stays;
+        });
+        self.hints.0.set(Some(cache));
+    }
+
+    /// The node that was at `from` is at `to` now (the arena's last node
+    /// filling a removed one's slot): the answers holding it say so.
+    fn moved(&self, from: u32, to: u32) {
+        let Some(mut cache) = self.hints.0.take() else {
+            return;
+        };
+        cache.prefixes_of(&self.node(to).content, |answer| {
+            if let Some(node) = answer.nodes.iter_mut().find(|node| **node == from) {
+                *node = to;
+            }
+        });
+        self.hints.0.set(Some(cache));
     }
 
     /// A hint searched, not kept.
@@ -886,10 +1059,7 @@ impl Suggestions {
     ) -> R {
         let mut nodes = Vec::new();
         self.search(prefix, count, now, &mut nodes);
-        reply(Hints {
-            tree: self,
-            nodes: nodes.iter(),
-        })
+        reply(Hints::of_nodes(self, &nodes))
     }
 
     #[cfg(test)]
@@ -909,12 +1079,14 @@ impl Suggestions {
     /// Puts in `found` the nodes of the best `count` entries that start
     /// with `prefix` and have not faded by `now` (see
     /// [`Suggestions::hint_with`]), and returns the earliest fade time among
-    /// them (`i64::MAX` if none fades). O((count + faded entries met) · log
-    /// M), however many entries start with `prefix`.
-    fn search(&self, prefix: &[u8], count: usize, now: i64, found: &mut Vec<u32>) -> i64 {
+    /// them (`i64::MAX` if none fades) and whether a faded entry was passed
+    /// over. O((count + faded entries met) · log M), however many entries
+    /// start with `prefix`.
+    fn search(&self, prefix: &[u8], count: usize, now: i64, found: &mut Vec<u32>) -> (i64, bool) {
         let mut until = i64::MAX;
+        let mut passed_faded = false;
         if count == 0 || self.root == NIL {
-            return until;
+            return (until, passed_faded);
         }
         found.reserve_exact(count.min(self.len()));
         // The entries under the prefix as O(log M) pieces, then the best
@@ -938,9 +1110,11 @@ impl Suggestions {
                 if found.len() >= count {
                     break;
                 }
+            } else {
+                passed_faded = true;
             }
         }
-        until
+        (until, passed_faded)
     }
 
     #[cfg(test)]
@@ -1279,8 +1453,6 @@ impl Suggestions {
         if content.is_empty() {
             return Err(WriteError::EmptyContent);
         }
-        // Kept hints answer no more (even if the write is refused below).
-        self.hints.written();
         let mut path = Path::new();
         let mut at = self.root;
         while at != NIL {
@@ -1295,6 +1467,7 @@ impl Suggestions {
                         node.flags |= FADES;
                     }
                     self.update_upward(at, &path);
+                    self.written(content, at, Some(weight));
                     return Ok(weight);
                 }
                 Ordering::Less => true,
@@ -1306,9 +1479,10 @@ impl Suggestions {
             at = if left { node.left } else { node.right };
         }
         let weight = weigh(None)?;
-        let content = Content::new(content);
-        let outside = content.block();
-        let mut below = self.push_node(Node::leaf(content, weight, fade))?;
+        let added = Content::new(content);
+        let outside = added.block();
+        let mut below = self.push_node(Node::leaf(added, weight, fade))?;
+        self.written(content, below, Some(weight));
         self.content_bytes += outside;
         self.content_blocks += u32::from(outside > 0);
         for (above, left) in path.upward() {
@@ -1326,10 +1500,14 @@ impl Suggestions {
 
     /// Removes the entry `target` names and returns its node.
     fn remove_target(&mut self, target: Target) -> Option<Node> {
-        self.hints.written();
         let (root, gone) = self.delete(self.root, target)?;
         self.root = root;
+        let last = u32::try_from(self.arena_len().checked_sub(1)?).ok()?;
         let node = self.release(gone)?;
+        self.written(&node.content, gone, None);
+        if gone != last {
+            self.moved(last, gone);
+        }
         let outside = node.content.block();
         self.content_bytes = self.content_bytes.saturating_sub(outside);
         self.content_blocks = self.content_blocks.saturating_sub(u32::from(outside > 0));
@@ -2137,12 +2315,34 @@ mod tests {
         assert_eq!(tree.allocations(), 1 + 1 + 2);
     }
 
+    /// A hint through the kept answers, its contents read both ways (with
+    /// the weights from the tree, and alone from the copied text): the
+    /// same.
     fn kept(tree: &Suggestions, prefix: &str, count: usize, now: i64, keep: usize) -> Vec<String> {
-        tree.hint_with(prefix.as_bytes(), count, now, keep, |hints| {
-            hints
-                .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
-                .collect()
-        })
+        let text = |c: &[u8]| String::from_utf8(c.to_vec()).unwrap();
+        let (weighed, _): (Vec<String>, _) = tree.hint_with(
+            prefix.as_bytes(),
+            count,
+            || now,
+            keep,
+            |hints| hints.map(|(c, _)| text(c)).collect(),
+        );
+        let (alone, searched): (Vec<String>, _) = tree.hint_with(
+            prefix.as_bytes(),
+            count,
+            || now,
+            keep,
+            |hints| {
+                let (copied, rest) = hints.contents();
+                copied.chain(rest).map(text).collect()
+            },
+        );
+        // Asked twice at the same time, the second from what the first kept
+        // (when it could keep it).
+        let keeps = keep > 0 && count <= KEPT_MOST && prefix.len() <= KEPT_PREFIX_BYTES;
+        assert!(!(keeps && searched), "{prefix:?} searched twice");
+        assert_eq!(weighed, alone);
+        alone
     }
 
     impl HintCache {
@@ -2162,23 +2362,170 @@ mod tests {
         tree.hints.with(|cache| cache.slots.len()).unwrap_or(0)
     }
 
+    /// Whether the answer kept for `prefix` is stale (`None`: none kept).
+    fn stale(tree: &Suggestions, prefix: &str) -> Option<bool> {
+        tree.hints
+            .with(|cache| {
+                let slot = cache.find(hash(prefix.as_bytes()), prefix.as_bytes())?;
+                Some(cache.slots[slot].stale)
+            })
+            .flatten()
+    }
+
+    /// The hint for `prefix` searched, and kept: the same.
+    fn same_kept(tree: &Suggestions, prefix: &str, count: usize) -> Vec<String> {
+        let searched: Vec<String> = tree
+            .hint(prefix.as_bytes(), count, 0)
+            .into_iter()
+            .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
+            .collect();
+        assert_eq!(kept(tree, prefix, count, 0, 8), searched, "{prefix:?}");
+        tree.hints.with(HintCache::check);
+        searched
+    }
+
     #[test]
-    fn kept_hints_are_bounded_counted_and_answer_until_a_write_or_a_fade() {
+    fn kept_answers_copy_contents_up_to_a_bound() {
+        // 12 entries of 300 bytes (the last of 23): 6 fit in the text.
+        let mut tree = Suggestions::default();
+        let long = |n: usize| format!("{n:02}{}", "x".repeat(298 - n));
+        for n in 0..12 {
+            tree.set(long(n).as_bytes(), n as f64, None).unwrap();
+        }
+        tree.set(b"zz", 100.0, None).unwrap();
+        let all: Vec<String> = (0..12).rev().map(long).collect();
+        assert_eq!(kept(&tree, "0", 12, 0, 4), all[2..]);
+        assert_eq!(kept(&tree, "", 12, 0, 4)[1..], all[..11]);
+        tree.hints.with(|cache| {
+            for answer in &cache.slots {
+                assert!(answer.text.len() <= KEPT_TEXT_BYTES);
+                let copied: usize = answer
+                    .nodes
+                    .iter()
+                    .take(answer.lens.len())
+                    .map(|&at| tree.node(at).content.len())
+                    .sum();
+                assert_eq!(copied, answer.text.len());
+                let next = answer
+                    .nodes
+                    .get(answer.lens.len())
+                    .map_or(0, |&at| tree.node(at).content.len());
+                assert!(
+                    answer.lens.len() == answer.nodes.len()
+                        || answer.text.len() + next > KEPT_TEXT_BYTES
+                );
+            }
+            assert!(cache
+                .slots
+                .iter()
+                .any(|answer| answer.lens.len() < answer.nodes.len()));
+        });
+        // Fewer asked than copied, and more.
+        assert_eq!(kept(&tree, "", 3, 0, 4), ["zz", &all[0], &all[1]]);
+        assert_eq!(kept(&tree, "", 13, 0, 4)[1..], all[..]);
+    }
+
+    #[test]
+    fn kept_hints_outlive_the_writes_that_cannot_change_them() {
+        let mut tree = of(&[
+            ("apple", 50.0),
+            ("apricot", 40.0),
+            ("avocado", 30.0),
+            ("banana", 20.0),
+        ]);
+        // a00 … a19 weigh 0 … 19, a19 last in the arena.
+        for n in 0..20 {
+            tree.set(format!("a{n:02}").as_bytes(), f64::from(n), None)
+                .unwrap();
+        }
+        // "a" holds 10 of 23 (apple, apricot, avocado, a19 … a13), "b"
+        // every entry under it, "ap" both of its.
+        let top = same_kept(&tree, "a", 3);
+        assert_eq!(top, ["apple", "apricot", "avocado"]);
+        same_kept(&tree, "b", 3);
+        same_kept(&tree, "ap", 3);
+        same_kept(&tree, "", 3);
+        let fresh =
+            |tree: &Suggestions| ["a", "b", "ap", ""].map(|p| stale(tree, p) == Some(false));
+        assert_eq!(fresh(&tree), [true; 4]);
+        // An entry under none of the prefixes but "".
+        tree.feed(b"cherry", 1.0, None).unwrap();
+        assert_eq!(fresh(&tree), [true; 4]);
+        // A new entry, and a lighter one, below the last of "a"'s full
+        // answer: they stay out of it.
+        tree.set(b"aardvark", 5.0, None).unwrap();
+        tree.feed(b"a00", 1.0, None).unwrap();
+        tree.set(b"a12", 13.0, None).unwrap(); // ties a13: a12 < a13
+        assert_eq!(fresh(&tree), [true; 4]);
+        // Removing an entry outside the answers moves the arena's last
+        // node (a member of "a", "" too) into its slot: renamed there.
+        assert!(tree.remove(b"a00"));
+        tree.check();
+        assert_eq!(fresh(&tree), [true; 4]);
+        assert_eq!(same_kept(&tree, "a", 10)[3], "a19");
+        assert_eq!(fresh(&tree), [true; 4]);
+        // A fade time on an entry outside the answers changes nothing.
+        assert!(tree.set_fade(b"a01", Some(5)));
+        assert_eq!(fresh(&tree), [true; 4]);
+        // An entry that enters "a"'s answer: "a" and "" (it outranks
+        // their last) go stale, "ap" and "b" stay.
+        tree.feed(b"a05", 100.0, None).unwrap();
+        assert_eq!(fresh(&tree), [false, true, true, false]);
+        assert_eq!(same_kept(&tree, "a", 2), ["a05", "apple"]);
+        same_kept(&tree, "", 3);
+        // A member's weight, even lowered: stale.
+        tree.set(b"apricot", 45.0, None).unwrap();
+        assert_eq!(fresh(&tree), [false, true, false, false]);
+        same_kept(&tree, "a", 10);
+        same_kept(&tree, "ap", 3);
+        same_kept(&tree, "", 3);
+        // A member's fade time: stale (banana is in "b" and "").
+        assert!(tree.set_fade(b"banana", Some(1_000)));
+        assert_eq!(fresh(&tree), [true, false, true, false]);
+        same_kept(&tree, "b", 3);
+        same_kept(&tree, "", 3);
+        // An answer that held every entry under its prefix takes any new
+        // one, however light.
+        tree.set(b"blueberry", -1.0, None).unwrap();
+        assert_eq!(fresh(&tree), [true, false, true, true]);
+        assert_eq!(same_kept(&tree, "b", 3), ["banana", "blueberry"]);
+        // Removing a member (of "b" and "").
+        assert!(tree.remove(b"banana"));
+        assert_eq!(fresh(&tree), [true, false, true, false]);
+        assert_eq!(same_kept(&tree, "b", 3), ["blueberry"]);
+        // Many answers (more than a content's prefixes: probed, not
+        // scanned): the same.
+        for n in 0..8 {
+            same_kept(&tree, &format!("a{n}"), 3);
+        }
+        tree.feed(b"a17", 1_000.0, None).unwrap();
+        assert_eq!(stale(&tree, "a1"), Some(true));
+        assert_eq!(stale(&tree, "a0"), Some(false));
+        assert_eq!(same_kept(&tree, "a1", 1), ["a17"]);
+    }
+
+    #[test]
+    fn kept_hints_are_bounded_counted_and_answer_until_a_write_to_them_or_a_fade() {
         let mut tree = of(&[("aa", 5.0), ("ab", 4.0), ("ac", 3.0), ("b", 1.0)]);
         tree.set(b"ad", 9.0, Some(100)).unwrap();
         let bare = tree.memory();
         let allocations = tree.allocations();
         assert_eq!(kept(&tree, "a", 2, 50, 2), ["ad", "aa"]);
-        // One prefix kept: the cache, its slot, the index, its prefix and
-        // nodes.
+        // One prefix kept: the cache, its slot, the index, its prefix,
+        // nodes, text and lengths.
         assert_eq!(slots(&tree), 1);
         assert!(tree.memory() > bare);
-        assert_eq!(tree.allocations(), allocations + 5);
+        assert_eq!(tree.allocations(), allocations + 7);
         tree.hints.with(|cache| {
             let answer = &cache.slots[0];
             // Searched for at least KEPT_LEAST, so the whole prefix here.
             assert_eq!((answer.asked, answer.nodes.len()), (KEPT_LEAST, 4));
-            assert_eq!((answer.since, answer.until), (50, 100));
+            assert_eq!(
+                (&answer.text[..], &answer.lens[..]),
+                (&b"adaaabac"[..], &[2; 4][..])
+            );
+            // No faded entry passed over: good at any time before 100.
+            assert_eq!((answer.since, answer.until), (i64::MIN, 100));
         });
         // COUNT larger than asked: the answer held every entry, no search.
         assert_eq!(kept(&tree, "a", 20, 60, 2), ["ad", "aa", "ab", "ac"]);
@@ -2244,7 +2591,8 @@ mod tests {
         kept(&tree, "a", 10, 99, 8);
         assert_eq!(slots(&tree.clone()), 0);
         // What a prefix kept takes: about 200 bytes for COUNT 10 and a
-        // short prefix, at most about 530 (the docs say so).
+        // short prefix, and the text of its entries, at most about 530 and
+        // KEPT_TEXT_BYTES (the docs say so).
         let mut big = Suggestions::default();
         for n in 0..1_000 {
             big.set(
@@ -2259,14 +2607,20 @@ mod tests {
             kept(&big, &format!("{:03}", n * 10)[..2], 10, 0, 64);
         }
         let short = (big.memory() - bare) / 64;
-        assert!((150..=260).contains(&short), "{short} bytes a short prefix");
+        let text = block(10 * 73) + block(10 * 4);
+        assert!(
+            (150..=260).contains(&(short - text)),
+            "{short} bytes a short prefix"
+        );
         for n in 0..64 {
             let prefix = format!("{n:03}{}", "x".repeat(61));
             assert_eq!(prefix.len(), KEPT_PREFIX_BYTES);
             kept(&big, &prefix, KEPT_MOST, 0, 64);
         }
         let most = (big.memory() - bare) / 64;
-        assert!(most <= 530, "{most} bytes a prefix at most");
+        // (A slot keeps the blocks of the answer it held before.)
+        let text = block(KEPT_TEXT_BYTES) + block(KEPT_MOST * 4);
+        assert!(most <= 530 + text, "{most} bytes a prefix at most");
     }
 
     /// Thousands of random operations against a plain map, with every
@@ -2395,12 +2749,31 @@ mod tests {
                     assert_eq!(got, expected, "step {step}");
                     // Kept answers (three prefixes at most, so they are
                     // replaced too) give the same, whatever came between.
-                    let kept: Vec<(Vec<u8>, f64)> =
-                        tree.hint_with(&prefix, count, now, 3, |hints| {
+                    let (kept, _): (Vec<(Vec<u8>, f64)>, _) = tree.hint_with(
+                        &prefix,
+                        count,
+                        || now,
+                        3,
+                        |hints| {
                             assert_eq!(hints.len(), expected.len());
                             hints.map(|(c, w)| (c.to_vec(), w)).collect()
-                        });
+                        },
+                    );
                     assert_eq!(kept, expected, "step {step}, kept");
+                    let (alone, _): (Vec<Vec<u8>>, _) = tree.hint_with(
+                        &prefix,
+                        count,
+                        || now,
+                        3,
+                        |hints| {
+                            let (copied, rest) = hints.contents();
+                            copied.chain(rest).map(<[u8]>::to_vec).collect()
+                        },
+                    );
+                    assert!(
+                        alone.iter().eq(expected.iter().map(|(c, _)| c)),
+                        "step {step}, text"
+                    );
                     tree.hints.with(HintCache::check);
                     let under = model.keys().filter(|c| c.starts_with(&prefix)).count();
                     assert_eq!(tree.count(&prefix), under);

@@ -185,6 +185,8 @@ fn resp3(ctx: *mut raw::RedisModuleCtx) -> bool {
 /// Sends a handler's reply.
 pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
     match replied {
+        // Sent while the command ran (`direct`).
+        Ok(Reply::Value(RedisValue::NoReply)) => {}
         Ok(Reply::Value(value)) => send(ctx, Ok(value)),
         Ok(Reply::Map(pairs)) => {
             let len = pairs.len();
@@ -266,6 +268,18 @@ pub mod direct {
     /// Bytes as a bulk string (the server copies them).
     pub fn bulk(ctx: &Context, bytes: &[u8]) {
         super::bulk(ctx.get_raw(), bytes);
+    }
+
+    /// Each of `items` as a bulk string: the loop of a long reply, the
+    /// server function looked up once.
+    pub fn bulks<'b>(ctx: &Context, items: impl Iterator<Item = &'b [u8]>) {
+        let send = api!(RedisModule_ReplyWithStringBuffer);
+        let ctx = ctx.get_raw();
+        for bytes in items {
+            // SAFETY: as in `array`; the server copies the `bytes.len()`
+            // bytes before returning.
+            unsafe { send(ctx, bytes.as_ptr().cast(), bytes.len()) };
+        }
     }
 
     /// A double (RESP3), or its shortest text as a bulk string (RESP2).
