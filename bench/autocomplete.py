@@ -44,7 +44,9 @@ Calls are sent by the same driver (8 connections, pipeline 64). A hint
 repeated on one prefix is answered from the answer the key keeps for it
 (recipes.autocomplete-hint-cache); each hint row is also counted with that
 setting at 0, every hint then a search (what a prefix's first hint after a
-write costs). On the first
+write costs), and the first prefix's hint right after a feed its kept
+answer outlives (under another prefix, or light under this one): each call
+a FEED then the HINT, less the FEED alone. On the first
 server only (AC_SCALING=all for every server), how a hint's cost grows with
 the dictionary (10,000 / 100,000 / 1,000,000 entries, same generator, the
 1,000,000 point for ours only unless AC_BOOK_MILLION=1) and with the entries
@@ -638,6 +640,7 @@ def callgrind(binary, entries, scaling):
             log(f"{label}: hint {prefix!r}: {ours['total']:,.0f} (module code {ours['own']:,.0f}) against "
                 f"{theirs['total']:,.0f} instructions")
         result["searched"] = searched(server, "dict", list(result["hint"]), CALLS)
+        result["after_write"] = after_writes(server, entries, next(iter(result["hint"])))
         words = feed_words(entries)
         for ex in (False, True):
             name = "feedex" if ex else "feed"
@@ -666,6 +669,27 @@ def searched(server, subject, prefixes, calls):
         return out
     finally:
         server.cli("config", "set", "recipes.autocomplete-hint-cache", "64")
+
+
+def after_writes(server, entries, prefix):
+    """Instructions of a hint of `prefix` right after a feed to the key, which
+    its kept answer outlives: each call a FEED then the HINT, less the FEED
+    alone, for 64 entries of 8 characters under other prefixes, then 64
+    light entries under `prefix` (below its 64 heaviest, fed +1 a call)."""
+    elsewhere = [word for word in feed_words(entries) if not word.startswith(prefix)]
+    ranked = sorted((w for w in entries if w[0].startswith(prefix)), key=lambda w: (-w[1], w[0]))
+    light = [word for word, _ in ranked[64:]]
+    light = random.Random(SEED).sample(light, min(FEED_ENTRIES, len(light)))
+    out = {}
+    for where, words in (("elsewhere", elsewhere), ("below", light)):
+        feeds = [feed_ours("dict", word, False) for word in words]
+        pairs = [feed + [hint_ours("dict", prefix)] for feed in feeds]
+        pair = server.per_call(pairs, CALLS)["total"]
+        feed = server.per_call(feeds, CALLS)["total"]
+        out[where] = pair - feed
+        log(f"{server.label}: hint {prefix!r} after a feed {where}: {pair - feed:,.0f} "
+            f"({pair:,.0f} the pair, {feed:,.0f} the feed)")
+    return out
 
 
 def instrument_off(server):
@@ -854,6 +878,23 @@ def report(out, timed_rows, cost_rows, started, load, entries):
                 add(f"| {'' if k else row['label']} | {what} | {ours['total']:,.0f} | {ours['own']:,.0f} | "
                     f"{ours['api']:,.0f} | {theirs['total']:,.0f} | **{theirs['total'] / ours['total']:.2f}×** | "
                     f"{bound:.2f}× | {cold_cells} |")
+        add("")
+        prefix = next(iter(cost_rows[0]["hint"]))
+        add(f"A hint of `{prefix}` right after a write to the key (each call a feed then the hint, less the feed "
+            "alone): the answer the key keeps outlives a write it cannot change, a feed of an entry under another "
+            f"prefix or of one that stays below `{prefix}`'s kept answer (its 64 heaviest left out, each fed +1 a "
+            f"call). A write into the answer searches again (*searched*). `recipes_autocomplete_hints_searched` "
+            "counts those searches.")
+        add("")
+        add(f"| server | hint `{prefix}` repeated | after a feed under another prefix | after a light feed under "
+            f"`{prefix}` | searched | ZRANGE |")
+        add("|---|---:|---:|---:|---:|---:|")
+        for row in cost_rows:
+            ours, theirs = row["hint"][prefix]
+            after = row.get("after_write", {})
+            cold = row.get("searched", {}).get(prefix)
+            add(f"| {row['label']} | {ours['total']:,.0f} | {after.get('elsewhere', 0):,.0f} | "
+                f"{after.get('below', 0):,.0f} | {cold['total'] if cold else 0:,.0f} | {theirs['total']:,.0f} |")
         add("")
         row = cost_rows[0]
         prefix, (ours, theirs) = next(iter(row["hint"].items()))

@@ -824,7 +824,10 @@ impl Suggestions {
             None => node.flags &= !FADES,
         }
         self.update_upward(at, &path);
-        self.written(content, at, None);
+        // As a weight: a new fade time may bring back an entry a search
+        // passed over as faded, above an answer's last entry.
+        let weight = self.node(at).weight;
+        self.written(content, at, Some(weight));
         true
     }
 
@@ -1104,7 +1107,9 @@ impl Suggestions {
             let node = self.node(at);
             if !node.faded(now) {
                 if let Some(fade) = node.fade_at() {
-                    until = until.min(fade);
+                    // An answer with `until` at i64::MAX needs no clock (see
+                    // `answer`): a fade at the end of time ends it just before.
+                    until = until.min(fade.min(i64::MAX - 1));
                 }
                 found.push(at);
                 if found.len() >= count {
@@ -2423,6 +2428,35 @@ mod tests {
         // Fewer asked than copied, and more.
         assert_eq!(kept(&tree, "", 3, 0, 4), ["zz", &all[0], &all[1]]);
         assert_eq!(kept(&tree, "", 13, 0, 4)[1..], all[..]);
+    }
+
+    #[test]
+    fn a_fade_time_moved_brings_back_an_entry_a_kept_answer_passed_over() {
+        let mut tree = of(&[("a2", 5.0)]);
+        tree.set(b"a1", 10.0, Some(100)).unwrap();
+        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a2"]);
+        assert!(tree.set_fade(b"a1", None));
+        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a1", "a2"]);
+        assert!(tree.set_fade(b"a1", Some(150)));
+        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a2"]);
+        tree.feed(b"a1", 1.0, Some(300)).unwrap();
+        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a1", "a2"]);
+        // A fade at the end of time: gone at i64::MAX (the answer is
+        // searched again from just before it).
+        tree.set(b"a1", 11.0, Some(i64::MAX)).unwrap();
+        let at = |now: i64| -> Vec<Vec<u8>> {
+            let (hints, _) = tree.hint_with(
+                b"a",
+                10,
+                || now,
+                4,
+                |hints| hints.map(|(c, _)| c.to_vec()).collect(),
+            );
+            hints
+        };
+        assert_eq!(at(i64::MAX - 2), [b"a1", b"a2"]);
+        assert_eq!(at(i64::MAX - 1), [b"a1", b"a2"]);
+        assert_eq!(at(i64::MAX), [b"a2"]);
     }
 
     #[test]
