@@ -8,9 +8,9 @@
 //! under a prefix (a range of contents) costs O((N + F) log M), F faded
 //! entries passed over, whatever the number of entries under the prefix.
 //! The key also keeps the answers of the prefixes last hinted (up to
-//! `recipes.autocomplete-hint-cache` of them) until its next write or the
-//! first fade among their entries: a hot prefix costs O(N), its reply
-//! written from the stored bytes.
+//! `recipes.autocomplete-hint-cache` of them) until a write that can change
+//! them or the first fade among their entries: a hot prefix costs O(N), its
+//! reply written from the kept copy of its contents.
 //!
 //! Fading. An entry whose time has passed is never answered (hints, weights,
 //! counts skip it by the server's clock, on replicas too). Only the primary
@@ -107,7 +107,9 @@ fn content<'a>(ctx: &Context, arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
 /// A prefix: any UTF-8, empty included (every entry).
 fn prefix<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
     let bytes = arg.as_bytes();
-    text::chars(bytes).map_err(|_| errors::NOT_UTF8.error())?;
+    if !text::is_utf8(bytes) {
+        return Err(errors::NOT_UTF8.error());
+    }
     Ok(bytes)
 }
 
@@ -377,7 +379,7 @@ fn hint<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         None => DEFAULT_COUNT,
         Some(count) => match count.to_i64()? {
             count @ 1..=MOST_COUNT => count,
-            _ => return Err(errors::COUNT_RANGE.with(&[&MOST_COUNT])),
+            _ => return Err(count_range()),
         },
     };
     let key = Key::read(ctx, *name);
@@ -390,27 +392,40 @@ fn hint<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     // Written from the stored bytes as they are read: nothing can fail
     // from here on.
     let ((), searched) = suggestions.hint_with(prefix, count as usize, now_ms, keep, |hints| {
-        let len = hints.len();
-        if !weights {
-            direct::array(ctx, len);
-            let (copied, rest) = hints.contents();
-            direct::bulks(ctx, copied);
-            direct::bulks(ctx, rest);
-            return;
+        if weights {
+            return reply_weighed(ctx, hints, pairs);
         }
-        direct::array(ctx, if pairs { len } else { 2 * len });
-        for (content, weight) in hints {
-            if pairs {
-                direct::array(ctx, 2);
-            }
-            direct::bulk(ctx, content);
-            direct::double(ctx, weight);
-        }
+        direct::array(ctx, hints.len());
+        let (copied, rest) = hints.contents();
+        direct::bulks(ctx, copied);
+        direct::bulks(ctx, rest);
     });
     if searched {
         HINTS_SEARCHED.incr();
     }
     Ok(RedisValue::NoReply.into())
+}
+
+/// `ERR COUNT must be …`, built out of the hints' way.
+#[cold]
+#[inline(never)]
+fn count_range() -> RedisError {
+    errors::COUNT_RANGE.with(&[&MOST_COUNT])
+}
+
+/// A hint's reply `WITHWEIGHTS`: each content and its weight (RESP3:
+/// pairs).
+#[inline(never)]
+fn reply_weighed(ctx: &Context, hints: core::Hints<'_>, pairs: bool) {
+    let len = hints.len();
+    direct::array(ctx, if pairs { len } else { 2 * len });
+    for (content, weight) in hints {
+        if pairs {
+            direct::array(ctx, 2);
+        }
+        direct::bulk(ctx, content);
+        direct::double(ctx, weight);
+    }
 }
 
 /// `AUTOCOMPLETE.WEIGHT key content` → the entry's weight, or nil.

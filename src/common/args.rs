@@ -17,6 +17,7 @@ impl Arg<'_> {
         is_token(self.as_bytes(), token)
     }
 
+    #[inline]
     pub fn to_i64(self) -> Result<i64, RedisError> {
         parse_i64(self.as_bytes()).ok_or(errors::NOT_AN_INTEGER.error())
     }

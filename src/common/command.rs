@@ -46,11 +46,18 @@ pub enum BeginSearch {
 /// Valkey finds a module command's keys only through the legacy (first, last,
 /// step) range or that API, and the range can describe neither an optional
 /// key nor keys followed by options.
-pub fn has_movable_keys(key_specs: &[KeySpec]) -> bool {
-    key_specs.iter().any(|spec| {
-        matches!(spec.begin, BeginSearch::Keyword { .. })
+pub const fn has_movable_keys(key_specs: &[KeySpec]) -> bool {
+    let mut at = 0;
+    while at < key_specs.len() {
+        let spec = &key_specs[at];
+        if matches!(spec.begin, BeginSearch::Keyword { .. })
             || matches!(spec.find, FindKeys::KeyNum { .. })
-    })
+        {
+            return true;
+        }
+        at += 1;
+    }
+    false
 }
 
 /// How many keys a key spec finds where its search begins.

@@ -6,13 +6,15 @@
 use crate::common::errors;
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context};
+use redis_module::{raw, Context, RedisValue};
+
+use crate::common::reply::Reply;
 
 use super::args::{from_argv, Arg};
 use super::panic::guard;
 use super::reply;
 use crate::api;
-use crate::common::command::{has_movable_keys, Handler, KeySpec};
+use crate::common::command::{Handler, KeySpec};
 
 /// Wraps a [`Handler`] and its command's key specs in an `extern "C"` entry
 /// point for the server.
@@ -24,7 +26,9 @@ macro_rules! entry {
             argv: *mut *mut redis_module::raw::RedisModuleString,
             argc: std::os::raw::c_int,
         ) -> std::os::raw::c_int {
-            $crate::common::ffi::dispatch::dispatch(ctx, argv, argc, $handler, $key_specs)
+            // Known when compiled: not looked for in the specs at each call.
+            const MOVABLE: bool = $crate::common::command::has_movable_keys($key_specs);
+            $crate::common::ffi::dispatch::dispatch(ctx, argv, argc, $handler, $key_specs, MOVABLE)
         }
         $crate::common::command::Entry {
             call: entry,
@@ -35,20 +39,22 @@ macro_rules! entry {
 
 /// Runs a handler and sends its reply, both inside the panic guard. A panic
 /// (already logged by the hook) answers the client with an error and the
-/// server lives on. For a command whose keys move with its arguments, the
-/// server may instead ask where the keys are (see [`has_movable_keys`]); the
-/// key specs answer.
+/// server lives on. For a command whose keys move with its arguments
+/// (`movable`, [`has_movable_keys`](crate::common::command::has_movable_keys)
+/// of its key specs), the server may
+/// instead ask where the keys are; the key specs answer.
 pub fn dispatch(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
     handler: Handler,
     key_specs: &[KeySpec],
+    movable: bool,
 ) -> c_int {
     let answered = guard(false, || {
         // SAFETY: the server passes its own argv, valid for this call.
         let args = unsafe { from_argv(argv, argc) };
-        if has_movable_keys(key_specs)
+        if movable
             // SAFETY: `ctx` is the server's context of this command call.
             && unsafe { api!(RedisModule_IsKeysPositionRequest)(ctx) } != 0
         {
@@ -56,7 +62,15 @@ pub fn dispatch(
             guard((), || report_key_positions(ctx, args, key_specs));
             return true;
         }
-        reply::send_reply(ctx, handler(&Context::new(ctx), args));
+        let context = Context::new(ctx);
+        let replied = handler(&context, args);
+        if let Ok(Reply::Value(RedisValue::NoReply)) = &replied {
+            // Sent while the command ran (`reply::direct`). It owns nothing:
+            // forgotten rather than passed to the drop glue of every reply.
+            std::mem::forget(replied);
+        } else {
+            reply::send_reply(ctx, replied);
+        }
         true
     });
     if !answered {

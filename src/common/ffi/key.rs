@@ -207,6 +207,7 @@ impl<'a, M> Key<'a, M> {
 
     /// The value of a key holding the module data type of `T`, `None` for
     /// an empty key; a key of any other type is `WRONGTYPE`.
+    #[inline]
     pub fn value<T: Stored>(&self) -> Result<Option<&T>, RedisError> {
         Ok(self.value_ptr::<T>()?.and_then(|value| {
             // SAFETY: a `T` owned by the key (see `value_ptr`), borrowed no
@@ -216,6 +217,7 @@ impl<'a, M> Key<'a, M> {
     }
 
     /// The pointer to the `T` a key of `T`'s data type holds.
+    #[inline]
     fn value_ptr<T: Stored>(&self) -> Result<Option<*mut T>, RedisError> {
         if self.inner.is_null() {
             return Ok(None);

@@ -272,6 +272,7 @@ pub mod direct {
 
     /// Each of `items` as a bulk string: the loop of a long reply, the
     /// server function looked up once.
+    #[inline]
     pub fn bulks<'b>(ctx: &Context, items: impl Iterator<Item = &'b [u8]>) {
         let send = api!(RedisModule_ReplyWithStringBuffer);
         let ctx = ctx.get_raw();
