@@ -862,7 +862,8 @@ def report(out, timed_rows, cost_rows, started, load, entries):
             "replication); *without module code* is book ÷ ours with the module's own code taken away. "
             "A hint repeated on one prefix is answered from the answer the key keeps for it; *searched* is "
             "the same hint with `recipes.autocomplete-hint-cache 0`, every call a search of the tree (what "
-            "the first hint of a prefix after a write to the key costs), with its module code and book ÷ it.")
+            "a prefix's first hint costs, and its next one after a write into its answer), with its module code "
+            "and book ÷ it.")
         add("")
         add("| server | call | ours | of it: module code | module API | book | book ÷ ours | "
             "without module code | searched (module code) | book ÷ searched |")
@@ -981,7 +982,7 @@ def reading(timed_rows, cost_rows):
             cold_ratio = [row["hint"][p][1]["total"] / row["searched"][p]["total"]
                           for row in cost_rows for p in row["hint"] if "searched" in row]
             if cold:
-                out.append(f"  Searched (nothing kept: a prefix's first hint after a write), a hint costs "
+                out.append(f"  Searched (nothing kept: a prefix's first hint, or its next after a write into its answer), a hint costs "
                            f"{span(cold, '{:,.0f}')} ({span(cold_ratio)} of ZRANGE's count).")
         for ex, name in ((False, "feed"), (True, "feedex")):
             r = [median(ratios(*row["feeds"][ex])) for row in timed_rows]
