@@ -40,9 +40,9 @@ macro_rules! entry {
 /// Runs a handler and sends its reply, both inside the panic guard. A panic
 /// (already logged by the hook) answers the client with an error and the
 /// server lives on. For a command whose keys move with its arguments
-/// (`movable`, [`has_movable_keys`](crate::common::command::has_movable_keys)
-/// of its key specs), the server may
-/// instead ask where the keys are; the key specs answer.
+/// (`movable`: [`has_movable_keys`](crate::common::command::has_movable_keys)
+/// of its key specs), the server may instead ask where the keys are; the
+/// key specs answer.
 pub fn dispatch(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,

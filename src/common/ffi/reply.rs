@@ -185,8 +185,6 @@ fn resp3(ctx: *mut raw::RedisModuleCtx) -> bool {
 /// Sends a handler's reply.
 pub fn send_reply(ctx: *mut raw::RedisModuleCtx, replied: Replied) {
     match replied {
-        // Sent while the command ran (`direct`).
-        Ok(Reply::Value(RedisValue::NoReply)) => {}
         Ok(Reply::Value(value)) => send(ctx, Ok(value)),
         Ok(Reply::Map(pairs)) => {
             let len = pairs.len();
