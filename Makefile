@@ -22,8 +22,12 @@ test_env = export RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-serv
 # (ignored by git) where the package and its test extras run on it.
 OLDEST_REDIS_PY := 5.0.0
 OLDEST_VENV := .venv-oldest
+# Test runners, pinned: cargo-nextest (installed with cargo when missing) and
+# pytest-xdist.
+NEXTEST_VERSION := 0.9.143
+PYTEST_XDIST := pytest-xdist==3.8.0
 
-.PHONY: help deps redis8-deps node-deps node-build build run test test-node test-oldest oldest-venv bench stress fixtures lint clean
+.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -62,58 +66,73 @@ node-deps:
 	  echo "installing: nodejs npm"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; }
 
-node-build: node-deps
+node-build: node-deps node-build-only
+
+node-build-only:
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
-build: deps ## build the module (target/release/librecipes.so)
-	$(CARGO) build --release
+build: deps module ## build the module (target/release/librecipes.so)
 
 run: build ## build, then run redis-server with the module on port 6379 (PORT=n for another)
 	redis-server --port $(PORT) --loadmodule $(MODULE)
 
-# The module is built first: the integration tests load that build into real
-# redis-server and valkey-server processes.
-# Then the Python package, installed as a user would, against the same servers:
-# with the newest redis-py it claims (pip upgrades redis within the package's
-# bounds), then in $(OLDEST_VENV) with the oldest (test-oldest).
-# RECIPES_REQUIRE_SERVERS=1: a server that is missing fails the run (a plain
-# `cargo test` or `pytest` skips its tests instead).
-# The Node package's tests run beside the others (their output shown at the
-# end): they wait on servers and timers far more than they compute, and the
-# whole run must stay under 25 minutes on a 2-core machine.
-test: build redis8-deps oldest-venv node-build ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package
-	@$(call pip_install,--upgrade "./clients/python[test]" redis)
-	redis8=$(redis8_server) && $(test_env) && \
-	node_log=$$(mktemp) && { (cd clients/node && npm test) >$$node_log 2>&1 & node=$$!; } && \
-	{ status=0; $(CARGO) test --release && \
-	  python3 -m pytest clients/python/tests -q -p no:cacheprovider && \
-	  $(oldest_pytest) || status=$$?; \
-	  wait $$node || status=1; cat $$node_log; rm -f $$node_log; exit $$status; }
+# `make test` and `make check`: what the tests need is installed (apt first,
+# once), then built side by side (the module, Redis 8.6, the Node package, the
+# two Python environments, cargo-nextest), then tests/run.sh runs the parts
+# side by side (see its header). RECIPES_REQUIRE_SERVERS=1: a server that is
+# missing fails the run (a plain `cargo test` or `pytest` skips its tests
+# instead).
+test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites
+	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest
+	redis8=$(redis8_server) && $(test_env) && OLDEST_PYTHON=$(OLDEST_VENV)/bin/python bash tests/run.sh full
+
+check: deps node-deps ## the loop while writing code (5 minutes): lints, unit tests, the Rust suites, the Python and Node packages, on Valkey only
+	@$(MAKE) --no-print-directory -j4 module node-build-only newest-python nextest
+	@$(MAKE) --no-print-directory lint-only
+	$(test_env) && bash tests/run.sh check
+
+test-deps: deps redis8-deps node-deps
+
+module:
+	$(CARGO) build --release
+
+redis8:
+	@bash tests/servers/redis8.sh >/dev/null
+
+# cargo-nextest, at this version, from crates.io when the machine has no other.
+nextest:
+	@cargo nextest --version 2>/dev/null | grep -q "^cargo-nextest $(NEXTEST_VERSION) " || \
+	  $(CARGO) install --locked --quiet cargo-nextest --version $(NEXTEST_VERSION)
+
+# The package with its test extras and the newest redis-py it claims (pip
+# upgrades redis within the package's bounds), and pytest-xdist. After
+# oldest-venv-only: both build the package in its source tree.
+newest-python: oldest-venv-only
+	@$(call pip_install,--upgrade "./clients/python[test]" redis $(PYTEST_XDIST))
 
 test-node: build redis8-deps node-build ## the Node.js package's tests (Node's test runner) on the three servers
 	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
 
-# The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py it
-# claims, in $(OLDEST_VENV), on Redis 7.0 only (RECIPES_FLAVORS=redis: this run
-# tests the client; the newest run covers every server). Every test but the peer suites
-# (test_drop_in_*_suite.py, each the test suite of another package at the
-# installed version: they run with the newest) and the mypy check of the
-# package's own sources, which `make lint` and the run with the newest redis-py
-# make (redis-py 5.0's types lack Redis.single_connection_lock, which the
-# sources use only with redis-py 8 and later, where reads take a timeout).
-oldest_pytest = RECIPES_FLAVORS=redis $(OLDEST_VENV)/bin/python -m pytest clients/python/tests -q -p no:cacheprovider \
-	  -rs --ignore-glob='*_suite.py' --deselect tests/test_typing.py::test_the_package_passes_mypy_strict
-
+# The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py
+# it claims, in $(OLDEST_VENV), on every server; tests/run.sh leaves out the
+# mypy check of the package's own sources, which `make lint` and the run with
+# the newest redis-py make (redis-py 5.0's types lack
+# Redis.single_connection_lock, which the sources use only with redis-py 8 and
+# later, where reads take a timeout).
 test-oldest: build redis8-deps oldest-venv ## the Python package's tests on the oldest redis-py it claims (in .venv-oldest)
-	redis8=$(redis8_server) && $(test_env) && $(oldest_pytest)
+	redis8=$(redis8_server) && $(test_env) && $(OLDEST_VENV)/bin/python -m pytest clients/python/tests -q \
+	  -p no:cacheprovider -rs -n 4 --ignore-glob='*_suite.py' \
+	  --deselect tests/test_typing.py::test_the_package_passes_mypy_strict
 
 # A virtualenv with the package, its test extras and redis==$(OLDEST_REDIS_PY), made
 # once; each run reinstalls the package from this checkout and adds what is
 # missing. pip finds them where the machine's pip configuration says (pip.conf,
 # PIP_* variables).
-oldest-venv: deps
+oldest-venv: deps oldest-venv-only
+
+oldest-venv-only:
 	@[ -x $(OLDEST_VENV)/bin/python ] || python3 -m venv $(OLDEST_VENV)
-	@$(OLDEST_VENV)/bin/python -m pip install --quiet "./clients/python[test]" "redis==$(OLDEST_REDIS_PY)"
+	@$(OLDEST_VENV)/bin/python -m pip install --quiet "./clients/python[test]" "redis==$(OLDEST_REDIS_PY)" $(PYTEST_XDIST)
 
 bench: build redis8-deps node-build ## the benchmarks (bench/run.sh), results under bench/results/
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
@@ -139,7 +158,9 @@ fixtures: build ## write this release's upgrade fixtures (tests/fixtures/<versio
 # Cargo.toml's [lints] (unsafe blocks documented, no unsafe call outside one)
 # hold for clippy too; the Python package: ruff (pyproject.toml) and mypy
 # --strict.
-lint: deps node-build ## cargo fmt --check, clippy -D warnings, ruff and mypy --strict on the Python package; the Node package's strict TypeScript build
+lint: deps node-build lint-only ## cargo fmt --check, clippy -D warnings, ruff and mypy --strict on the Python package; the Node package's strict TypeScript build
+
+lint-only:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")

@@ -276,7 +276,14 @@ impl Server {
             if let Ok(mut con) = self.try_connect() {
                 if let Ok(pong) = redis::cmd("PING").query::<String>(&mut con) {
                     if pong == "PONG" {
-                        return true;
+                        // The server answering may be another test's that took
+                        // the port first (ours then fails to bind and exits):
+                        // only ours counts.
+                        if self.answers_as_ours(&mut con) {
+                            return true;
+                        }
+                        self.kill();
+                        return false;
                     }
                 }
             }
@@ -284,6 +291,16 @@ impl Server {
         }
         self.kill();
         false
+    }
+
+    /// Whether the server on our port is the process we started (`INFO
+    /// server`'s `process_id`).
+    fn answers_as_ours(&self, con: &mut Connection) -> bool {
+        let Some(child) = self.child.as_ref() else {
+            return false;
+        };
+        info_field(con, "server", "process_id").and_then(|pid| pid.parse::<u32>().ok())
+            == Some(child.id())
     }
 
     fn try_connect(&self) -> redis::RedisResult<Connection> {

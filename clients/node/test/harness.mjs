@@ -10,17 +10,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { launch } from './servers.mjs';
 
 const FLAVORS = [
-  ['Redis 7.0', 'REDIS_SERVER'],
-  ['Redis 8.6', 'REDIS8_SERVER'],
-  ['Valkey 9', 'VALKEY_SERVER'],
+  ['redis', 'Redis 7.0', 'REDIS_SERVER'],
+  ['redis8', 'Redis 8.6', 'REDIS8_SERVER'],
+  ['valkey', 'Valkey 9', 'VALKEY_SERVER'],
 ];
+// RECIPES_FLAVORS=valkey (a comma-separated list of the first column) runs the tests on those servers only, as in
+// the Python suite (`make check`).
+const ONLY = process.env.RECIPES_FLAVORS ? process.env.RECIPES_FLAVORS.split(',') : undefined;
 
 export const MODULE = process.env.RECIPES_MODULE;
 
 /** The servers of the matrix: [{ name, path }]. */
 export function flavors() {
   const found = [];
-  for (const [name, variable] of FLAVORS) {
+  for (const [key, name, variable] of FLAVORS) {
+    if (ONLY && !ONLY.includes(key)) continue;
     const path = process.env[variable];
     if (path) found.push({ name, path });
     else if (process.env.RECIPES_REQUIRE_SERVERS === '1') throw new Error(`${variable} is not set`);

@@ -19,18 +19,30 @@ export async function freePort() {
   });
 }
 
-/** True when a server answers PING on `port`. */
-export async function reachable(port) {
+/**
+ * The process id of the server answering on `port` (`INFO server`), or null when none answers (yet). Another test's
+ * server can take a free port before ours binds it: only the process started counts.
+ */
+export async function answeringPid(port) {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
+    let data = '';
     socket.on('connect', () => {
-      socket.write('PING\r\n');
+      socket.write('INFO server\r\n');
     });
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      const header = /^\$(\d+)\r\n/.exec(data);
+      if (data.startsWith('-')) {
+        socket.destroy();
+        resolve(null);
+      } else if (header && Buffer.byteLength(data) >= header[0].length + Number(header[1])) {
+        socket.destroy();
+        const pid = /process_id:(\d+)/.exec(data);
+        resolve(pid ? Number(pid[1]) : null);
+      }
     });
-    socket.on('error', () => resolve(false));
+    socket.on('error', () => resolve(null));
   });
 }
 
@@ -43,34 +55,50 @@ export async function reachable(port) {
 export async function launch(path, {
   module = process.env.RECIPES_MODULE, args = [], wrap = () => [], signal = 'SIGKILL', waitMs = 5000,
 } = {}) {
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'recipes-node-'));
-  const line = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--protected-mode', 'no', '--enable-debug-command', 'yes', '--logfile', join(dir, 'log'), ...args];
-  if (module) line.push('--loadmodule', module);
-  const [command, ...prefix] = [...wrap(dir), path];
-  const child = spawn(command, [...prefix, ...line], { stdio: 'ignore' });
-  let exited = false;
-  child.on('exit', () => {
-    exited = true;
-  });
-  for (const started = Date.now(); !(await reachable(port));) {
-    if (exited) throw new Error(`${path} exited at start (log in ${dir})`);
-    if (Date.now() - started > waitMs) throw new Error(`${path} did not answer in ${waitMs} ms (log in ${dir})`);
-    await sleep(10);
-  }
-  return {
-    port,
-    host: '127.0.0.1',
-    url: `redis://127.0.0.1:${port}`,
-    dir,
-    child,
-    async stop() {
+  // A free port can be taken by another test's server before ours binds it (ours then exits): try a few.
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const line = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+      '--protected-mode', 'no', '--enable-debug-command', 'yes', '--logfile', join(dir, 'log'), ...args];
+    if (module) line.push('--loadmodule', module);
+    const [command, ...prefix] = [...wrap(dir), path];
+    const child = spawn(command, [...prefix, ...line], { stdio: 'ignore' });
+    let exited = false;
+    child.on('exit', () => {
+      exited = true;
+    });
+    const stop = async () => {
       if (!exited) {
         child.kill(signal);
         await new Promise((resolve) => (exited ? resolve() : child.once('exit', resolve)));
       }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+    };
+    let pid = null;
+    for (const started = Date.now(); pid === null;) {
+      pid = await answeringPid(port);
+      if (pid !== null || exited) break;
+      if (Date.now() - started > waitMs) {
+        await stop();
+        throw new Error(`${path} did not answer in ${waitMs} ms (log in ${dir})`);
+      }
+      await sleep(10);
+    }
+    if (pid !== child.pid) {
+      await stop();
+      if (attempt < 4) continue;
+      throw new Error(`${path} did not start on a port of its own (log in ${dir})`);
+    }
+    return {
+      port,
+      host: '127.0.0.1',
+      url: `redis://127.0.0.1:${port}`,
+      dir,
+      child,
+      async stop() {
+        await stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
 }

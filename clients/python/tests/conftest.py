@@ -48,25 +48,40 @@ def free_port() -> int:
 
 
 class Server:
-    """One server process in a directory of its own."""
+    """One server process in a directory of its own; stopped by ``stop()`` or,
+    at the latest, when the test session ends, whatever failed."""
+
+    running: "Dict[int, Server]" = {}
 
     def __init__(self, binary: str, *extra: str, module: bool = True) -> None:
         self.dir = tempfile.mkdtemp(prefix="recipes-py-")
-        self.port = free_port()
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                "--save", "", "--appendonly", "no", "--logfile", "server.log", *extra]
-        if module:
-            args += ["--loadmodule", MODULE]
-        self.process = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        Server.running[id(self)] = self
+        # A free port can be taken by another test's server before ours binds it (ours then exits): try a few.
+        for _ in range(5):
+            self.port = free_port()
+            args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                    "--save", "", "--appendonly", "no", "--logfile", "server.log", *extra]
+            if module:
+                args += ["--loadmodule", MODULE]
+            self.process = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+            if self._answers(binary):
+                return
+            self.process.kill()
+            self.process.wait()
+        raise RuntimeError(f"{binary} did not start on a port of its own: {self.log()}")
+
+    def _answers(self, binary: str) -> bool:
+        """Whether the process started answers on its port (not another server that had the port first)."""
         deadline = time.time() + 20
         while True:
             try:
-                if redis.Redis(port=self.port).ping():
-                    break
+                return int(redis.Redis(port=self.port).info("server")["process_id"]) == self.process.pid
             except redis.ConnectionError:
                 pass
-            if self.process.poll() is not None or time.time() > deadline:
+            if self.process.poll() is not None:
+                return False
+            if time.time() > deadline:
                 raise RuntimeError(f"{binary} did not start: {self.log()}")
             time.sleep(0.02)
 
@@ -80,9 +95,16 @@ class Server:
         return redis.Redis(port=self.port, **options)
 
     def stop(self) -> None:
+        Server.running.pop(id(self), None)
         self.process.kill()
         self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
+    """Stops the servers that a failed test or fixture left running."""
+    for server in list(Server.running.values()):
+        server.stop()
 
 
 def servers_required() -> bool:

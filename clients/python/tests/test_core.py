@@ -118,6 +118,9 @@ def calls(nodes: List[Server]) -> Dict[str, List[int]]:
     return counts
 
 
+# A grant within 1.5 s of the release, across waits cut into slices: beside the other parts of the run,
+# starved event loops put it past that.
+@pytest.mark.alone
 def test_long_waits_keep_their_place(cluster: List[Server]) -> None:
     """Per server: a standalone server of the cluster's flavor and the
     cluster, each with the sync and asyncio clients, each with the three

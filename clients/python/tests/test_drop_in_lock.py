@@ -291,6 +291,9 @@ HELD = 7.0  # seconds: past redis-py 8's default socket timeout of 5 s
 SLICED = {"socket_timeout": 1.5}  # waits with no end come in waits of 0.75 s
 
 
+# Counts the waits cut into slices by the clients' socket timeouts: a starved event loop re-sends a slice late
+# and the count moves.
+@pytest.mark.alone
 def test_long_waits_with_default_clients(every_server: Dict[str, Server]) -> None:
     """On every server at once: waiters with blocking_timeout=None and =10
     on default clients (redis-py 8: a 5 s socket timeout), and with None on

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Runs the test parts of `make test` (full) or `make check` (check) once the
+# Makefile has built and installed what they need.
+#
+# The parts mostly wait (servers starting, leases and timers running out,
+# replicas syncing), so they run side by side: the Rust suites (every test of
+# every binary in one cargo-nextest pool), the Python package on the newest
+# and on the oldest redis-py (pytest-xdist workers), and the Node package.
+# Then apart from them the tests whose timing bounds do not hold beside other
+# work: the Python tests marked `alone`, then, alone, the peer libraries' own
+# suites (limits, redis-py's lock tests), whose timing checks are not ours. Every part writes its output to target/test-reports/<part>.log,
+# shown when the part fails, and a JUnit report beside it; tests/timings.py
+# summarises the reports at the end.
+#
+# Every server a test starts runs in a directory of its own under this run's
+# TMPDIR (Python, Node) or under target/tmp (the Rust suites): a server there
+# still running at the end fails the run (and is stopped).
+#
+# Environment: RECIPES_MODULE, REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER
+# (the Makefile sets them), OLDEST_PYTHON (the oldest redis-py's interpreter).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-full}
+case $mode in full | check) ;; *) echo "usage: $0 full|check" >&2; exit 2 ;; esac
+
+reports=target/test-reports
+rm -rf "$reports"
+mkdir -p "$reports"
+reports=$(cd "$reports" && pwd)
+TMPDIR=$reports/tmp
+mkdir -p "$TMPDIR"
+export TMPDIR
+rust_dirs=$(pwd)/target/tmp
+
+# A server of this run: one whose working directory (its --dir) is under this
+# run's TMPDIR or the Rust suites' directory. (Not its environment: the
+# servers write their process title over it.)
+servers_of_this_run() {
+  local pid cwd
+  for pid in $(pgrep 'redis-server|valkey-server'); do
+    cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || continue
+    case $cwd in "$TMPDIR"/* | "$rust_dirs"/*) echo "$pid" ;; esac
+  done
+}
+
+pids=()
+names=()
+begun=()
+started=$(date +%s)
+
+# start NAME COMMAND…: runs a part in the background, its output in its log.
+start() {
+  local name=$1
+  shift
+  echo "started: $name"
+  ( "$@" ) >"$reports/$name.log" 2>&1 &
+  pids+=("$!")
+  names+=("$name")
+  begun+=("$(date +%s)")
+}
+
+# finish: waits for every part started, says how each ended; returns 1 when one failed.
+finish() {
+  local status=0 at
+  for at in "${!pids[@]}"; do
+    if wait "${pids[$at]}"; then
+      echo "passed: ${names[$at]}, $(( $(date +%s) - begun[at] )) s or less" \
+        "($(tail -1 "$reports/${names[$at]}.log" | cut -c1-150))"
+    else
+      echo "FAILED: ${names[$at]}, after $(( $(date +%s) - begun[at] )) s or less; its output:"
+      sed 's/^/  | /' "$reports/${names[$at]}.log" | tail -200
+      status=1
+    fi
+  done
+  pids=()
+  names=()
+  begun=()
+  return $status
+}
+
+stop_everything() {
+  local pid
+  for pid in "${pids[@]}"; do kill -- "$pid" 2>/dev/null; done
+  for pid in $(servers_of_this_run); do kill -9 "$pid" 2>/dev/null; done
+}
+trap 'stop_everything; exit 130' INT TERM
+
+# Rust: the unit tests and every integration suite. `make check`: on Valkey only.
+rust() {
+  local filter=()
+  [ "$mode" = check ] && filter=(-E 'not (test(/::redis$/) | test(/::redis8$/))')
+  cargo nextest run --release --no-fail-fast "${filter[@]}"
+  local status=$?
+  cp target/nextest/default/junit.xml "$reports/rust.xml" 2>/dev/null
+  return $status
+}
+
+# Python: $1 the interpreter, $2 the report's name, $3 which tests (a -m
+# expression: the tests marked `alone` run apart); the peer suites apart.
+python_tests() {
+  local python=$1 name=$2 which=$3
+  shift 3
+  "$python" -m pytest clients/python/tests -q -p no:cacheprovider -rfEs -n 4 -m "$which" \
+    --junitxml="$reports/$name.xml" --ignore-glob='*_suite.py' "$@"
+}
+
+node_tests() {
+  cd clients/node && RECIPES_NODE_TEST_OPTIONS="--test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=junit --test-reporter-destination=$reports/node.xml" npm test
+}
+
+status=0
+if [ "$mode" = check ]; then
+  (
+    export RECIPES_FLAVORS=valkey
+    start rust rust
+    start python python_tests python3 python 'not alone'
+    start node node_tests
+    finish || exit 1
+    start python-alone python_tests python3 python-alone alone
+    finish
+  ) || status=1
+else
+  start rust rust
+  start python python_tests python3 python 'not alone'
+  # The oldest redis-py tests the client: every server, less what needs the
+  # newest (the package's mypy check, which `make lint` and the newest run make).
+  oldest=(--deselect tests/test_typing.py::test_the_package_passes_mypy_strict)
+  start python-oldest python_tests "${OLDEST_PYTHON:?}" python-oldest 'not alone' "${oldest[@]}"
+  start node node_tests
+  finish || status=1
+  # Apart from the rest: our tests whose timing bounds need a machine that
+  # runs nothing else of the run, then the peer libraries' own suites, whose
+  # timing checks assume a quiet machine.
+  start python-alone python_tests python3 python-alone alone
+  start python-oldest-alone python_tests "${OLDEST_PYTHON:?}" python-oldest-alone alone "${oldest[@]}"
+  finish || status=1
+  start peer-suites python3 -m pytest -q -p no:cacheprovider -rfEs \
+    --junitxml="$reports/peer-suites.xml" clients/python/tests/test_drop_in_*_suite.py
+  finish || status=1
+fi
+
+leftover=$(servers_of_this_run)
+if [ -n "$leftover" ]; then
+  echo "FAILED: servers started by this run are still running; stopping them:"
+  for pid in $leftover; do
+    echo "  | pid $pid in $(readlink "/proc/$pid/cwd"): $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    kill -9 "$pid" 2>/dev/null
+  done
+  status=1
+fi
+
+python3 tests/timings.py "$reports" | tee "$reports/timings.md"
+echo "tests: $(( $(date +%s) - started )) s wall time; reports in $reports"
+exit $status
