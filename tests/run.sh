@@ -38,7 +38,7 @@ rust_dirs=$(pwd)/target/tmp
 # servers write their process title over it.)
 servers_of_this_run() {
   local pid cwd
-  for pid in $(pgrep 'redis-server|valkey-server'); do
+  for pid in $(pgrep -x redis-server; pgrep -x valkey-server); do
     cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || continue
     case $cwd in "$TMPDIR"/* | "$rust_dirs"/*) echo "$pid" ;; esac
   done
