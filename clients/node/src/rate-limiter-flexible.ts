@@ -191,7 +191,7 @@ type Settle = (value: unknown) => void;
  * The error a call rejects with: the client's own (ioredis's `ReplyError`, node-redis's `ErrorReply`), as the
  * original's calls reject, where the module's error was given a class of this package (`WrongType`…).
  */
-export function clientError(error: unknown): unknown {
+function clientError(error: unknown): unknown {
   return error instanceof RecipeError && error.cause instanceof Error ? error.cause : error;
 }
 
