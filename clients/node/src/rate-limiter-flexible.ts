@@ -246,7 +246,7 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     this.client = options.storeClient;
     this._rejectIfRedisNotReady = !!options.rejectIfRedisNotReady;
     this.customScript = options.customIncrTtlLuaScript ? new Script(options.customIncrTtlLuaScript) : undefined;
-    this.useRedisPackage = !!options.useRedisPackage || this.client?.constructor?.name === 'Commander';
+    this.useRedisPackage = !!options.useRedisPackage || this.client.constructor.name === 'Commander';
     this.useRedis3AndLowerPackage = options.useRedis3AndLowerPackage;
   }
 
