@@ -27,7 +27,7 @@ OLDEST_VENV := .venv-oldest
 NEXTEST_VERSION := 0.9.143
 PYTEST_XDIST := pytest-xdist==3.8.0
 
-.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
+.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -112,6 +112,18 @@ newest-python: oldest-venv-only
 
 test-node: build redis8-deps node-build ## the Node.js package's tests (Node's test runner) on the three servers
 	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
+
+# rate-limiter-flexible's own Redis suites (test/RateLimiterRedis.ioredis.test.js and .redis.test.js of its
+# repository; its npm package does not ship them), unedited, against the drop-in: RLF_REPO is a checkout of
+# animir/node-rate-limiter-flexible. clients/node/scripts/rlf-suites.mjs installs what they need in a temporary
+# directory and starts the servers (see its header). Without RLF_REPO it says it skipped.
+ifeq ($(strip $(RLF_REPO)),)
+peer-suites: node-deps ## rate-limiter-flexible's own Redis suites against its drop-in (RLF_REPO=/path/to/a/checkout of its repository)
+	@node clients/node/scripts/rlf-suites.mjs
+else
+peer-suites: build redis8-deps node-build
+	redis8=$(redis8_server) && $(test_env) && RLF_REPO="$(RLF_REPO)" node clients/node/scripts/rlf-suites.mjs
+endif
 
 # The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py
 # it claims, in $(OLDEST_VENV), on every server; tests/run.sh leaves out the

@@ -7,6 +7,7 @@
  * The switch: `import { RedisStore } from 'redis-recipes/express-rate-limit'` in place of `'rate-limit-redis'`.
  */
 import { Arg, Reply } from './adapter';
+import { RecipeError, WrongType } from './errors';
 import { Script, Send, fixedArgs, fixedPeriod, moduleOr, pair, readCounter } from './fixed';
 
 export interface SendCommandClusterDetails {
@@ -103,8 +104,14 @@ export class RedisStore {
     const windowMs = Number(this.windowMs);
     const script = (): Promise<Reply> => INCREMENT.run(this.send, [rlKey], [windowMs, this.resetExpiryOnChange ? '1' : '0']);
     // The module's counter needs a whole window of at most 100 years; anything else goes as the script.
+    // A key of another type goes to the script, as rate-limit-redis's: replaced by a counter when it has no TTL, else
+    // the error of its INCR. An error is what `sendCommand` threw (the client's own: ioredis's `ReplyError`,
+    // node-redis's `ErrorReply`), as with rate-limit-redis.
     const reply = fixedPeriod(windowMs)
-      ? await moduleOr(this, this.send, fixedArgs(rlKey, windowMs, { renew: this.resetExpiryOnChange }), script)
+      ? await moduleOr(this, this.send, fixedArgs(rlKey, windowMs, { renew: this.resetExpiryOnChange }), script).catch((error) => {
+        if (error instanceof WrongType) return script();
+        throw clientError(error);
+      })
       : await script();
     const [hits, ttl] = pair(reply);
     return info(hits, ttl);
@@ -119,6 +126,11 @@ export class RedisStore {
   async resetKey(key: string): Promise<void> {
     await this.send(['DEL', this.prefixKey(key)] as Arg[]);
   }
+}
+
+/** The client's own error where the module's was given a class of this package (`WrongType`…). */
+function clientError(error: unknown): unknown {
+  return error instanceof RecipeError && error.cause instanceof Error ? error.cause : error;
 }
 
 export default RedisStore;

@@ -7,6 +7,7 @@
  * The switch: `store: FastifyRateLimitStore.with(redis)` in place of `redis` (with `{ nameSpace }` when one is set).
  */
 import { Connection, connectionOf } from './adapter';
+import { RecipeError } from './errors';
 import { FixedOptions, Script, Send, fixedArgs, fixedPeriod, moduleOr, pair, readCounter } from './fixed';
 
 export interface FastifyStoreOptions {
@@ -72,7 +73,8 @@ export class FastifyRateLimitStore {
 
   /** Counts a request of `key` in a window of `timeWindow` ms with `max` requests: `{ current, ttl }`. */
   incr(key: string, cb: Callback, timeWindow: number, max: number): void {
-    this.increment(this.key + key, Number(timeWindow), Number(max)).then((result) => cb(null, result), (error) => cb(error, null));
+    // An error is the client's own (ioredis's `ReplyError`, node-redis's `ErrorReply`), as the plugin's store gives it.
+    this.increment(this.key + key, Number(timeWindow), Number(max)).then((result) => cb(null, result), (error) => cb(clientError(error), null));
   }
 
   /** The key's count and TTL without counting (`{ current: 0, ttl: 0 }` without a window). */
@@ -107,4 +109,9 @@ export class FastifyRateLimitStore {
     const [current, ttl] = pair(await moduleOr(this.connection, this.send, fixedArgs(key, timeWindow, options), script));
     return { current, ttl };
   }
+}
+
+/** The client's own error where the module's was given a class of this package (`WrongType`…). */
+function clientError(error: unknown): Error {
+  return (error instanceof RecipeError && error.cause instanceof Error ? error.cause : error) as Error;
 }

@@ -9,7 +9,7 @@
  * first served across every process; `RateLimiterUnion` consumes all its limits or none.
  */
 import { Arg, Connection, FOREVER, connectionOf } from './adapter';
-import { isUnknownRecipe, translate } from './errors';
+import { RecipeError, isUnknownRecipe, translate } from './errors';
 import { FixedOptions, MAX_PERIOD_MS, Script, Send, fixedArgs, hasModule, learnModule, moduleOr, pair, readCounter } from './fixed';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -128,6 +128,8 @@ export interface RateLimiterRedisOptions {
   rejectIfRedisNotReady?: boolean;
   /** Accepted for compatibility: the client's kind is found by itself. */
   useRedisPackage?: boolean;
+  /** Accepted for compatibility, as `useRedisPackage`. */
+  useRedis3AndLowerPackage?: boolean;
   /** The original's increment script replaced by the application's: run as given, with the original's arguments. */
   customIncrTtlLuaScript?: string;
 }
@@ -160,6 +162,9 @@ return {n, ttl}`);
 
 class BlockedKeys {
   private readonly keys = new Map<string, number>();
+  add(key: string, sec: number): void {
+    this.addMs(key, sec * 1000);
+  }
   addMs(key: string, ms: number): void {
     this.keys.set(key, Date.now() + ms);
     if (this.keys.size > 999) {
@@ -173,8 +178,8 @@ class BlockedKeys {
     return at && at >= now ? at - now : 0;
   }
   delete(key?: string): void {
-    if (key === undefined) this.keys.clear();
-    else this.keys.delete(key);
+    if (key) this.keys.delete(key);
+    else this.keys.clear();
   }
 }
 
@@ -183,8 +188,24 @@ const Compatible: new () => object = PEER?.RateLimiterCompatibleAbstract ?? clas
 type Settle = (value: unknown) => void;
 
 /**
+ * The error a call rejects with: the client's own (ioredis's `ReplyError`, node-redis's `ErrorReply`), as the
+ * original's calls reject, where the module's error was given a class of this package (`WrongType`…).
+ */
+function clientError(error: unknown): unknown {
+  return error instanceof RecipeError && error.cause instanceof Error ? error.cause : error;
+}
+
+/** `_upsert` results whose counting call also set `blockDuration`'s block in the server (no `_block` follows). */
+const BLOCKED_IN_SERVER = new WeakSet<object>();
+
+/**
  * rate-limiter-flexible's `RateLimiterRedis`, counted by the module (see the file's comment). Where the
  * peer library is installed, it is one of its `RateLimiterCompatibleAbstract`s (so its wrappers accept it).
+ *
+ * Its methods call one another as the original's do (`consume` → `_consume` → `_upsert`, then `_afterConsume` →
+ * `_block`; `get` → `_get`; `set` → `_set`; `delete` → `_delete`; a store error → `_handleError`), with the same
+ * arguments and results, so a subclass (or a test's stub) that replaces one of them keeps working. Where `_upsert`
+ * and `_block` are this class's own, the consume that first goes over the points sets the block in its own command.
  */
 export class RateLimiterRedis extends Compatible implements Limiter {
   private _points = 0;
@@ -197,13 +218,16 @@ export class RateLimiterRedis extends Compatible implements Limiter {
   private _inMemoryBlockOnConsumed = 0;
   private _inMemoryBlockDuration = 0;
   private _insuranceLimiter: Limiter | undefined;
-  private readonly _inMemoryBlockedKeys = new BlockedKeys();
-  private readonly rejectIfRedisNotReady: boolean;
+  readonly _inMemoryBlockedKeys = new BlockedKeys();
+  /** `rejectIfRedisNotReady`: a call rejects at once while the client is not ready (see `_isRedisReady`). */
+  _rejectIfRedisNotReady: boolean;
+  /** The `useRedisPackage` option, as the original keeps it (the client's kind is found by itself here). */
+  useRedisPackage: boolean;
+  useRedis3AndLowerPackage: boolean | undefined;
   private readonly customScript: Script | undefined;
   readonly client: any;
-  /** The adapter's connection to the client. */
-  readonly connection: Connection;
-  private readonly send: Send;
+  private adapted: Connection | undefined;
+  private readonly send: Send = (args, keyAt) => this.connection.send(args, keyAt);
 
   constructor(opts: RateLimiterRedisOptions) {
     super();
@@ -214,16 +238,25 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     this.execEvenly = options.execEvenly as boolean;
     this.execEvenlyMinDelayMs = options.execEvenlyMinDelayMs;
     this.keyPrefix = options.keyPrefix as string;
+    this.insuranceLimiter = options.insuranceLimiter;
     this.blockOnConsumed = options.blockOnConsumed as number;
     this.inMemoryBlockOnConsumed = options.inMemoryBlockOnConsumed as number;
     this.inMemoryBlockDuration = options.inMemoryBlockDuration as number;
-    this.insuranceLimiter = options.insuranceLimiter;
     if (options.storeClient === undefined) throw new Error('storeClient is not set');
     this.client = options.storeClient;
-    this.connection = connectionOf(this.client);
-    this.send = (args, keyAt) => this.connection.send(args, keyAt);
-    this.rejectIfRedisNotReady = !!options.rejectIfRedisNotReady;
+    this._rejectIfRedisNotReady = !!options.rejectIfRedisNotReady;
     this.customScript = options.customIncrTtlLuaScript ? new Script(options.customIncrTtlLuaScript) : undefined;
+    this.useRedisPackage = !!options.useRedisPackage || this.client.constructor.name === 'Commander';
+    this.useRedis3AndLowerPackage = options.useRedis3AndLowerPackage;
+  }
+
+  /**
+   * The adapter's connection to the client, made at the first command (as the original, the constructor takes any
+   * object: a client it does not know rejects the calls that would use it).
+   */
+  get connection(): Connection {
+    if (!this.adapted) this.adapted = connectionOf(this.client);
+    return this.adapted;
   }
 
   // ------------------------------------------------------------------------------------------------ options
@@ -338,81 +371,225 @@ export class RateLimiterRedis extends Compatible implements Limiter {
 
   /** Consumes `points` (default 1): resolves a `RateLimiterRes`, rejects one when over `points`. */
   consume(key: string | number, pointsToConsume: number = 1, options: ConsumeOptions = {}): Promise<Res> {
-    return this.operation('consume', [key, pointsToConsume, options], () => this._consume(key, pointsToConsume, options));
+    return this._operation('_consume', [key, pointsToConsume, options]) as Promise<Res>;
   }
   /** Adds `points` (default 1) without refusing. */
   penalty(key: string | number, points: number = 1, options: ConsumeOptions = {}): Promise<Res> {
-    return this.operation('penalty', [key, points, options], () => this.change(key, points, options));
+    return this._operation('_penalty', [key, points, options]) as Promise<Res>;
   }
   /** Takes `points` (default 1) back. */
   reward(key: string | number, points: number = 1, options: ConsumeOptions = {}): Promise<Res> {
-    return this.operation('reward', [key, points, options], () => this.change(key, -points, options));
+    return this._operation('_reward', [key, points, options]) as Promise<Res>;
   }
   /** The key's state, or null without it. */
   get(key: string | number, options: object = {}): Promise<Res | null> {
-    return this.operation('get', [key, options], async () => {
-      this.checkReady();
-      const [value, ttl] = await readCounter(this.send, this.getKey(key));
-      return value === null ? null : this.res(0, Number.parseInt(value, 10), ttl);
+    const rlKey = this.getKey(key);
+    return new Promise((resolve, reject) => {
+      this._get(rlKey, options)
+        .then((res) => resolve(res === null || res === undefined ? null : this._getRateLimiterRes(rlKey, 0, res)))
+        .catch((error) => this._handleError(error, 'get', resolve as Settle, reject, [key, options]));
     });
   }
   /** Sets the key to `points` for `secDuration` seconds (the limiter's duration when negative; 0: forever). */
   set(key: string | number, points: number, secDuration: number, options: object = {}): Promise<Res> {
     const msDuration = (secDuration >= 0 ? secDuration : this.duration) * 1000;
-    return this.operation('set', [key, points, secDuration, options], () => this.store(this.getKey(key), points, msDuration, options, 'set'));
+    return this._set(this.getKey(key), points, msDuration, options);
   }
   /** Blocks the key for `secDuration` seconds. */
   block(key: string | number, secDuration: number, options: object = {}): Promise<Res> {
-    return this.operation('block', [key, secDuration, options], () => this.store(this.getKey(key), this.blockedPoints(), secDuration * 1000, options, 'block'));
+    return this._block(this.getKey(key), this._getBlockedPoints(), secDuration * 1000, options);
   }
   /** Deletes the key: true when it was there. */
   delete(key: string | number, options: object = {}): Promise<boolean> {
-    return this.operation('delete', [key, options], async () => {
-      const rlKey = this.getKey(key);
-      const deleted = Number(await this.send(['DEL', rlKey])) > 0;
-      this._inMemoryBlockedKeys.delete(rlKey);
-      return deleted;
+    const rlKey = this.getKey(key);
+    return new Promise((resolve, reject) => {
+      this._delete(rlKey, options)
+        .then((deleted) => {
+          this._inMemoryBlockedKeys.delete(rlKey);
+          resolve(deleted);
+        })
+        .catch((error) => this._handleError(error, 'delete', resolve as Settle, reject, [key, options]));
     });
   }
 
-  /** Runs `run`; an error that is not a `RateLimiterRes` goes to the insurance limiter's `name` when there is one. */
-  private async operation<T>(name: keyof Limiter, params: unknown[], run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      return this.handleError(error, name, params) as T;
+  // -------------------------------------------------------------------------- the original's internal methods
+
+  /** Runs the method `name` (`_consume`…); a store error goes to `_handleError` under the public method's name. */
+  _operation(name: '_consume' | '_penalty' | '_reward', params: unknown[]): Promise<unknown> {
+    const promise = (this[name] as (...args: unknown[]) => Promise<unknown>)(...params);
+    return new Promise((resolve, reject) => {
+      promise.then(resolve).catch((error) => this._handleError(error, name.slice(1) as keyof Limiter, resolve, reject, params));
+    });
+  }
+
+  /** Rejects `error` (a `RateLimiterRes` always), or gives the call to the insurance limiter when there is one. */
+  _handleError(error: unknown, name: keyof Limiter, resolve: Settle, reject: Settle, params: unknown[]): void {
+    if (error instanceof RateLimiterRes || error instanceof Res || !isLimiter(this.insuranceLimiter)) {
+      reject(clientError(error));
+      return;
+    }
+    (this.insuranceLimiter[name] as (...args: unknown[]) => Promise<unknown>)(...params).then(resolve).catch(reject);
+  }
+
+  _consume(key: string | number, pointsToConsume: number = 1, options: ConsumeOptions = {}): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      const rlKey = this.getKey(key);
+      const inMemory = this.getInMemoryBlockMsBeforeExpire(rlKey);
+      if (inMemory > 0) {
+        reject(new RateLimiterRes(0, inMemory));
+        return;
+      }
+      const msDuration = this._getKeySecDuration(options) * 1000;
+      const block = this.serverBlock();
+      const counted = block
+        ? this.count(rlKey, pointsToConsume, msDuration, block).then((result) => {
+          BLOCKED_IN_SERVER.add(result);
+          return result;
+        })
+        : this._upsert(rlKey, pointsToConsume, msDuration, false, options);
+      counted
+        .then((result) => this._afterConsume(resolve as Settle, reject, rlKey, pointsToConsume, result, options))
+        .catch(reject);
+    });
+  }
+
+  _penalty(key: string | number, points: number = 1, options: ConsumeOptions = {}): Promise<Res> {
+    const rlKey = this.getKey(key);
+    return this._upsert(rlKey, points, this._getKeySecDuration(options) * 1000, false, options)
+      .then((result) => this._getRateLimiterRes(rlKey, points, result));
+  }
+
+  _reward(key: string | number, points: number = 1, options: ConsumeOptions = {}): Promise<Res> {
+    const rlKey = this.getKey(key);
+    return this._upsert(rlKey, -points, this._getKeySecDuration(options) * 1000, false, options)
+      .then((result) => this._getRateLimiterRes(rlKey, -points, result));
+  }
+
+  /** Sets the key to `points` for `msDuration` (none when under a second), as a block. */
+  _block(rlKey: string, initPoints: number, msDuration: number, options: object = {}): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      this._upsert(rlKey, initPoints, msDuration, true, options)
+        .then(() => resolve(new RateLimiterRes(0, msDuration > 0 ? msDuration : -1, initPoints)))
+        .catch((error) => this._handleError(error, 'block', resolve as Settle, reject, [this.parseKey(rlKey), msDuration / 1000, options]));
+    });
+  }
+
+  /** Sets the key to `points` for `msDuration` (none when under a second). */
+  _set(rlKey: string, points: number, msDuration: number, options: object = {}): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      this._upsert(rlKey, points, msDuration, true, options)
+        .then(() => resolve(new RateLimiterRes(0, msDuration > 0 ? msDuration : -1, points)))
+        .catch((error) => this._handleError(error, 'set', resolve as Settle, reject, [this.parseKey(rlKey), points, msDuration / 1000, options]));
+    });
+  }
+
+  /**
+   * Adds `points` to the key's counter (its TTL set to `msDuration` when it has none), resolving `[counter, ttl ms]`;
+   * with `forceExpire`, sets the counter to `points` with that TTL (`SET`), resolving `['OK', ttl ms]` (-1: none).
+   */
+  async _upsert(rlKey: string, points: number, msDuration: number, forceExpire: boolean = false, _options: object = {}): Promise<unknown[]> {
+    if (forceExpire) {
+      await this.setCounter(rlKey, points, msDuration);
+      const secDuration = Math.floor(msDuration / 1000);
+      return ['OK', secDuration > 0 ? secDuration * 1000 : -1];
+    }
+    return this.count(rlKey, points, msDuration);
+  }
+
+  /** The key's `[counter, ttl ms]`, or null without it. */
+  async _get(rlKey: string, _options: object = {}): Promise<unknown[] | null> {
+    if (!this._isRedisReady(rlKey, true)) throw new Error('Redis connection is not ready');
+    const [value, ttl] = await readCounter(this.send, rlKey);
+    return value === null ? null : [value, ttl];
+  }
+
+  /** Deletes the key: true when it was there. */
+  async _delete(rlKey: string, _options: object = {}): Promise<boolean> {
+    return Number(await this.send(['DEL', rlKey])) > 0;
+  }
+
+  /** A `RateLimiterRes` out of a store result: `[counter, ttl]` (or ioredis's `[[error, counter], [error, ttl]]`). */
+  _getRateLimiterRes(_rlKey: string, changedPoints: number, result: unknown): Res {
+    let [consumed, ttl] = result as unknown[];
+    if (Array.isArray(consumed)) {
+      consumed = consumed[1];
+      ttl = (ttl as unknown[])[1];
+    }
+    const res = new RateLimiterRes();
+    res.consumedPoints = parseInt(String(consumed), 10);
+    res.isFirstInDuration = res.consumedPoints === changedPoints;
+    res.remainingPoints = Math.max(this.points - res.consumedPoints, 0);
+    res.msBeforeNext = ttl as number;
+    return res;
+  }
+
+  /** After a consume's count: refuses past the points, blocks (`_block`), spreads calls (`execEvenly`). */
+  _afterConsume(resolve: Settle, reject: Settle, rlKey: string, changedPoints: number, storeResult: unknown, options: object = {}): void {
+    const res = this._getRateLimiterRes(rlKey, changedPoints, storeResult);
+    const consumed = res.consumedPoints;
+    if (this.inMemoryBlockOnConsumed > 0 && !(this.inMemoryBlockDuration > 0) && consumed >= this.inMemoryBlockOnConsumed) {
+      this._inMemoryBlockedKeys.addMs(rlKey, res.msBeforeNext);
+      if (consumed > this.points) reject(res);
+      else resolve(res);
+    } else if (consumed > this.points) {
+      let blocked: Promise<unknown> = Promise.resolve();
+      if (this.blockDuration > 0 && this._crossedBlockThreshold(consumed, changedPoints)) {
+        res.msBeforeNext = this.msBlockDuration;
+        if (!BLOCKED_IN_SERVER.has(storeResult as object)) blocked = this._block(rlKey, consumed, this.msBlockDuration, options);
+      }
+      if (this.inMemoryBlockOnConsumed > 0 && consumed >= this.inMemoryBlockOnConsumed) {
+        this._inMemoryBlockedKeys.add(rlKey, this.inMemoryBlockDuration);
+        res.msBeforeNext = this.msInMemoryBlockDuration;
+      }
+      blocked.then(() => reject(res), reject);
+    } else if (this.execEvenly && this.points > 0 && res.msBeforeNext > 0 && !res.isFirstInDuration) {
+      let delay = Math.ceil(res.msBeforeNext / (res.remainingPoints + 2));
+      if (delay < this.execEvenlyMinDelayMs) delay = consumed * this.execEvenlyMinDelayMs;
+      res.msBeforeNext = Math.max(res.msBeforeNext - delay, 0);
+      setTimeout(resolve, delay, res);
+    } else {
+      resolve(res);
     }
   }
 
-  private handleError(error: unknown, name: keyof Limiter, params: unknown[]): Promise<unknown> {
-    if (error instanceof RateLimiterRes || error instanceof Res || !this.insuranceLimiter) throw error;
-    return (this.insuranceLimiter[name] as (...args: unknown[]) => Promise<unknown>)(...params);
+  /**
+   * Whether the client is ready, as the original tells (when `rejectIfRedisNotReady` is set; always, else): an
+   * ioredis client by its `status`, node-redis 3 by `isReady()`, node-redis 4 and later by `isReady`, a node-redis
+   * cluster by `isOpen` and the readiness of the node serving the key; any other client is taken as ready.
+   */
+  _isRedisReady(rlKey: string, isReadonly: boolean): boolean {
+    if (!this._rejectIfRedisNotReady) return true;
+    const client = this.client;
+    if (client.status) return client.status === 'ready';
+    if (typeof client.isReady === 'function') return client.isReady();
+    if (typeof client.isReady === 'boolean') return client.isReady === true;
+    if (client._slots && typeof client._slots.getClient === 'function') {
+      if (typeof client.isOpen === 'boolean' && client.isOpen !== true) return false;
+      try {
+        const slotClient = client._slots.getClient(rlKey, isReadonly);
+        return !!slotClient && slotClient.isReady === true;
+      } catch {
+        return false;
+      }
+    }
+    return true;
   }
 
-  private blockOnConsumedEnabled(): boolean {
-    return this.blockOnConsumed > 0 && this.blockOnConsumed > this.points;
-  }
-  private blockedPoints(): number {
-    return this.blockOnConsumedEnabled() ? this.blockOnConsumed : this.points + 1;
-  }
-  private crossedBlockThreshold(consumed: number, changed: number): boolean {
-    if (!this.blockOnConsumedEnabled()) return consumed > this.points && consumed <= this.points + changed;
-    return consumed >= this.blockOnConsumed && consumed - changed < this.blockOnConsumed;
-  }
-
-  private secDuration(options: ConsumeOptions | undefined): number {
+  _getKeySecDuration(options: ConsumeOptions | undefined = {}): number {
     return options && (options.customDuration as number) >= 0 ? (options.customDuration as number) : this.duration;
   }
-
-  private checkReady(): void {
-    if (!this.rejectIfRedisNotReady) return;
-    const client = this.client;
-    let ready = true;
-    if (typeof client.status === 'string') ready = client.status === 'ready';
-    else if (typeof client.isReady === 'boolean') ready = client.isReady;
-    else if (typeof client.isOpen === 'boolean') ready = client.isOpen;
-    if (!ready) throw new Error('Redis connection is not ready');
+  _isBlockOnConsumedEnabled(): boolean {
+    return this.blockOnConsumed > 0 && this.blockOnConsumed > this.points;
   }
+  _crossedBlockThreshold(consumed: number, changed: number): boolean {
+    if (!this._isBlockOnConsumedEnabled()) return consumed > this.points && consumed <= this.points + changed;
+    return consumed >= this.blockOnConsumed && consumed - changed < this.blockOnConsumed;
+  }
+  _getBlockedPoints(): number {
+    return this._isBlockOnConsumedEnabled() ? this.blockOnConsumed : this.points + 1;
+  }
+
+  // ------------------------------------------------------------------------------------------------ the module
 
   static checkPoints(points: unknown): void {
     if (typeof points === 'string') {
@@ -426,13 +603,15 @@ export class RateLimiterRedis extends Compatible implements Limiter {
 
   /**
    * The threshold over which the call that crosses it blocks the key, when the server can set the block in the
-   * same command as the original's second one would (an integer threshold, a block of whole seconds, and no
-   * in-memory block that would stand in for it).
+   * same command as the original's second one would: `_upsert` and `_block` are this class's own (a subclass's or
+   * a stub's are called as the original calls them), an integer threshold, a block of whole seconds, and no
+   * in-memory block that would stand in for it.
    */
   private serverBlock(): { max: number; blockMs: number } | undefined {
     if (!(this.blockDuration > 0)) return undefined;
+    if (this._upsert !== RateLimiterRedis.prototype._upsert || this._block !== RateLimiterRedis.prototype._block) return undefined;
     if (this.inMemoryBlockOnConsumed > 0) return undefined;
-    const max = this.blockOnConsumedEnabled() ? this.blockOnConsumed - 1 : this.points;
+    const max = this._isBlockOnConsumedEnabled() ? this.blockOnConsumed - 1 : this.points;
     const seconds = Math.floor(this.msBlockDuration / 1000);
     if (!Number.isSafeInteger(max) || max < 0 || seconds < 1) return undefined;
     return { max, blockMs: seconds * 1000 };
@@ -441,7 +620,7 @@ export class RateLimiterRedis extends Compatible implements Limiter {
   /** Adds `points` to the key's counter: `[counter, ttl ms]`, in one command. */
   async count(rlKey: string, points: number, msDuration: number, block?: { max: number; blockMs: number }): Promise<[number, number]> {
     RateLimiterRedis.checkPoints(points);
-    this.checkReady();
+    if (!this._isRedisReady(rlKey, false)) throw new Error('Redis connection is not ready');
     const secDuration = Math.floor(msDuration / 1000);
     const cost = Number(points);
     if (this.customScript) {
@@ -460,82 +639,14 @@ export class RateLimiterRedis extends Compatible implements Limiter {
     return pair(reply);
   }
 
-  private res(changed: number, consumed: number, ttl: number): Res {
-    const res = new RateLimiterRes();
-    res.consumedPoints = consumed;
-    res.isFirstInDuration = consumed === changed;
-    res.remainingPoints = Math.max(this.points - consumed, 0);
-    res.msBeforeNext = ttl;
-    return res;
-  }
-
-  private async change(key: string | number, points: number, options: ConsumeOptions): Promise<Res> {
-    const [consumed, ttl] = await this.count(this.getKey(key), points, this.secDuration(options) * 1000);
-    return this.res(points, consumed, ttl);
-  }
-
-  private async store(rlKey: string, points: number, msDuration: number, options: object, name: 'set' | 'block'): Promise<Res> {
-    try {
-      await this.setCounter(rlKey, points, msDuration);
-      return new RateLimiterRes(0, msDuration > 0 ? msDuration : -1, points);
-    } catch (error) {
-      const params = name === 'set'
-        ? [this.parseKey(rlKey), points, msDuration / 1000, options]
-        : [this.parseKey(rlKey), msDuration / 1000, options];
-      return this.handleError(error, name, params) as Promise<Res>;
-    }
-  }
-
   /** `SET key points [EX seconds]`, as the original stores a set or a block. */
   private async setCounter(rlKey: string, points: number, msDuration: number): Promise<void> {
     RateLimiterRedis.checkPoints(points);
-    this.checkReady();
+    if (!this._isRedisReady(rlKey, false)) throw new Error('Redis connection is not ready');
     const secDuration = Math.floor(msDuration / 1000);
     const args: Arg[] = ['SET', rlKey, points];
     if (secDuration > 0) args.push('EX', secDuration);
     await this.send(args);
-  }
-
-  private _consume(key: string | number, pointsToConsume: number, options: ConsumeOptions): Promise<Res> {
-    return new Promise((resolve, reject) => {
-      const rlKey = this.getKey(key);
-      const inMemory = this.getInMemoryBlockMsBeforeExpire(rlKey);
-      if (inMemory > 0) {
-        reject(new RateLimiterRes(0, inMemory));
-        return;
-      }
-      const block = this.serverBlock();
-      this.count(rlKey, pointsToConsume, this.secDuration(options) * 1000, block)
-        .then(([consumed, ttl]) => this.afterConsume(resolve as Settle, reject, rlKey, pointsToConsume, this.res(pointsToConsume, consumed, ttl), block !== undefined))
-        .catch(reject);
-    });
-  }
-
-  private afterConsume(resolve: Settle, reject: Settle, rlKey: string, changed: number, res: Res, blockedInServer: boolean): void {
-    const consumed = res.consumedPoints;
-    if (this.inMemoryBlockOnConsumed > 0 && !(this.inMemoryBlockDuration > 0) && consumed >= this.inMemoryBlockOnConsumed) {
-      this._inMemoryBlockedKeys.addMs(rlKey, res.msBeforeNext);
-      if (consumed > this.points) reject(res);
-      else resolve(res);
-    } else if (consumed > this.points) {
-      let blocked: Promise<unknown> = Promise.resolve();
-      if (this.blockDuration > 0 && this.crossedBlockThreshold(consumed, changed)) {
-        res.msBeforeNext = this.msBlockDuration;
-        if (!blockedInServer) blocked = this.store(rlKey, consumed, this.msBlockDuration, {}, 'block');
-      }
-      if (this.inMemoryBlockOnConsumed > 0 && consumed >= this.inMemoryBlockOnConsumed) {
-        this._inMemoryBlockedKeys.addMs(rlKey, this.msInMemoryBlockDuration);
-        res.msBeforeNext = this.msInMemoryBlockDuration;
-      }
-      blocked.then(() => reject(res), reject);
-    } else if (this.execEvenly && this.points > 0 && res.msBeforeNext > 0 && !res.isFirstInDuration) {
-      let delay = Math.ceil(res.msBeforeNext / (res.remainingPoints + 2));
-      if (delay < this.execEvenlyMinDelayMs) delay = consumed * this.execEvenlyMinDelayMs;
-      res.msBeforeNext = Math.max(res.msBeforeNext - delay, 0);
-      setTimeout(resolve, delay, res);
-    } else {
-      resolve(res);
-    }
   }
 }
 
@@ -567,7 +678,11 @@ export interface RemoveTokensOptions {
  * process; without it, they queue in this process as the original's do.
  */
 export class RateLimiterQueue {
+  /** Per key, this process's calls waiting (past their first try), which `maxQueueSize` bounds. */
   private readonly waiting = new Map<string, number>();
+  /** Per key, the last call deciding whether it is served at once or waits (they decide in call order). */
+  private readonly deciding = new Map<string, Promise<void>>();
+  /** Per key, without the module: the last waiter's turn. */
   private readonly local = new Map<string, Promise<unknown>>();
   private readonly maxQueueSize: number;
 
@@ -591,53 +706,103 @@ export class RateLimiterQueue {
 
   /**
    * Takes `tokens` from the key's window, waiting for room first come first served; `expiresUnixAt` (seconds
-   * since the epoch, 0: none) ends the wait with a `RateLimiterQueueError`.
+   * since the epoch, 0: none) ends the wait with a `RateLimiterQueueError`. As the original's: a call is served at
+   * once when it fits and no call of this process waits on the key before it; else it waits, and `maxQueueSize`
+   * counts only the calls that wait. `tokens` of 0 or fewer (a reward) never wait.
    */
   async removeTokens(tokens: number, key: string = KEY_DEFAULT, expiresUnixAt: number = 0, options: RemoveTokensOptions = {}): Promise<number> {
     const limiter = this.limiter;
     if (tokens > limiter.points) {
       throw new RateLimiterQueueError(`Requested tokens ${tokens} exceeds maximum ${limiter.points} tokens per interval`);
     }
-    const queued = this.waiting.get(key) ?? 0;
-    if (queued >= this.maxQueueSize) {
-      throw new RateLimiterQueueError(`Number of requests reached it's maximum ${this.maxQueueSize}`);
-    }
+    if (tokens <= 0) return (await limiter.penalty(key, tokens)).remainingPoints as number;
+    if (!(limiter instanceof RateLimiterRedis)) return this.waitHere(key, tokens, expiresUnixAt, options.signal);
     RateLimiterRedis.checkPoints(tokens);
-    this.waiting.set(key, queued + 1);
+    const connection = limiter.connection;
+    if (hasModule(connection) === false) return this.waitHere(key, tokens, expiresUnixAt, options.signal);
+    const signal = options.signal;
+    const rlKey = limiter.getKey(key);
+    const periodMs = Math.floor(limiter.duration) * 1000;
+    const max = Math.max(0, Math.min(Math.floor(limiter.points), Number.MAX_SAFE_INTEGER));
+    const command = fixedArgs(rlKey, periodMs, { cost: tokens, max });
+    const undo = (): Promise<unknown> => limiter.count(rlKey, -tokens, periodMs);
+    const left = (reply: unknown): number => Math.max(limiter.points - pair(reply)[0], 0);
+    // This process's calls on the key decide one at a time, in call order (the original's go down one connection).
+    const previous = this.deciding.get(key) ?? Promise.resolve();
+    let decided: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => (decided = resolve));
+    this.deciding.set(key, mine);
+    let waits = false;
     try {
-      const rlKey = limiter.getKey(key);
-      const periodMs = Math.floor(limiter.duration) * 1000;
-      const max = Math.max(0, Math.min(Math.floor(limiter.points), Number.MAX_SAFE_INTEGER));
+      await previous;
+      if (signal?.aborted) throw abortReason(signal);
+      if (!this.waiting.has(key)) {
+        // The first try: served now, or refused without counting (`WAIT 1`: behind any waiter in the server).
+        let reply: unknown;
+        try {
+          reply = await connection.wait([...command, 'WAIT', 1], rlKey, 1, { signal, undo });
+          learnModule(connection, true);
+        } catch (error) {
+          if (!isUnknownRecipe(error)) throw clientError(translate(error));
+          learnModule(connection, false);
+          decided();
+          return await this.waitHere(key, tokens, expiresUnixAt, signal);
+        }
+        if (reply !== null && reply !== undefined) return left(reply);
+      }
+      const queued = this.waiting.get(key) ?? 0;
+      if (queued >= this.maxQueueSize) throw new RateLimiterQueueError(`Number of requests reached it's maximum ${this.maxQueueSize}`);
       const waitMs = expiresUnixAt > 0 ? expiresUnixAt * 1000 - Date.now() : FOREVER;
       if (waitMs <= 0) throw expired();
-      const args = [...fixedArgs(rlKey, periodMs, { cost: tokens, max }), 'WAIT', Math.ceil(Math.min(waitMs, FOREVER))];
-      const undo = (): Promise<unknown> => limiter.count(rlKey, -tokens, periodMs);
-      const connection = limiter.connection;
-      if (!(limiter instanceof RateLimiterRedis) || hasModule(connection) === false) return await this.waitHere(key, tokens, expiresUnixAt, options.signal);
+      this.waiting.set(key, queued + 1);
+      waits = true;
+      decided();
       let reply: unknown;
       try {
-        reply = await connection.wait(args, rlKey, waitMs, { signal: options.signal, undo });
-        learnModule(connection, true);
+        reply = await connection.wait([...command, 'WAIT', Math.ceil(Math.min(waitMs, FOREVER))], rlKey, waitMs, { signal, undo });
       } catch (error) {
-        if (!isUnknownRecipe(error)) throw translate(error);
-        learnModule(connection, false);
-        return await this.waitHere(key, tokens, expiresUnixAt, options.signal);
+        throw clientError(translate(error));
       }
       if (reply === null || reply === undefined) throw expired();
-      const [consumed] = pair(reply);
-      return Math.max(limiter.points - consumed, 0);
+      return left(reply);
     } finally {
-      const left = (this.waiting.get(key) ?? 1) - 1;
-      if (left > 0) this.waiting.set(key, left);
-      else this.waiting.delete(key);
+      decided();
+      if (this.deciding.get(key) === mine) this.deciding.delete(key);
+      if (waits) this.unwait(key);
     }
   }
 
-  /** Without the module: this process's waiters on a key take turns, each retrying when the window ends. */
-  private waitHere(key: string, tokens: number, expiresUnixAt: number, signal?: AbortSignal): Promise<number> {
+  private unwait(key: string): void {
+    const left = (this.waiting.get(key) ?? 1) - 1;
+    if (left > 0) this.waiting.set(key, left);
+    else this.waiting.delete(key);
+  }
+
+  /**
+   * Without the module, as the original's queue: a call tries at once when no call of this process waits on the
+   * key; refused, it waits (when fewer than `maxQueueSize` do), and the waiters take turns, each retrying when the
+   * window ends.
+   */
+  private async waitHere(key: string, tokens: number, expiresUnixAt: number, signal?: AbortSignal): Promise<number> {
+    let until = 0;
+    if (!this.waiting.has(key)) {
+      if (signal?.aborted) throw abortReason(signal);
+      try {
+        return (await this.limiter.consume(key, tokens)).remainingPoints as number;
+      } catch (rejection) {
+        if (rejection instanceof Error) throw rejection;
+        until = Date.now() + Math.max(1, (rejection as Res).msBeforeNext);
+      }
+    }
+    const queued = this.waiting.get(key) ?? 0;
+    if (queued >= this.maxQueueSize) throw new RateLimiterQueueError(`Number of requests reached it's maximum ${this.maxQueueSize}`);
+    this.waiting.set(key, queued + 1);
     const previous = this.local.get(key) ?? Promise.resolve();
     const turn = previous.then(async () => {
       for (;;) {
+        let pause = until - Date.now();
+        if (expiresUnixAt > 0) pause = Math.min(pause, expiresUnixAt * 1000 - Date.now());
+        if (pause > 0) await pauseFor(pause, signal);
         if (signal?.aborted) throw abortReason(signal);
         if (expiresUnixAt > 0 && Math.floor(Date.now() / 1000) >= expiresUnixAt) throw expired();
         try {
@@ -645,9 +810,7 @@ export class RateLimiterQueue {
           return res.remainingPoints as number;
         } catch (rejection) {
           if (rejection instanceof Error) throw rejection;
-          let pause = Math.max(1, (rejection as Res).msBeforeNext);
-          if (expiresUnixAt > 0) pause = Math.max(1, Math.min(pause, expiresUnixAt * 1000 - Date.now()));
-          await pauseFor(pause, signal);
+          until = Date.now() + Math.max(1, (rejection as Res).msBeforeNext);
         }
       }
     });
@@ -656,7 +819,11 @@ export class RateLimiterQueue {
     void settled.then(() => {
       if (this.local.get(key) === settled) this.local.delete(key);
     });
-    return turn;
+    try {
+      return await turn;
+    } finally {
+      this.unwait(key);
+    }
   }
 }
 
