@@ -105,9 +105,11 @@ python_tests() {
     --junitxml="$reports/$name.xml" --ignore-glob='*_suite.py' "$@"
 }
 
+# Node: $1 the client set (harness.mjs: current, ioredis 5 and node-redis 5; next, ioredis 6 and node-redis 6 on
+# RESP3), $2 the report's name.
 node_tests() {
-  cd clients/node && RECIPES_NODE_TEST_OPTIONS="--test-reporter=spec --test-reporter-destination=stdout \
-    --test-reporter=junit --test-reporter-destination=$reports/node.xml" npm test
+  cd clients/node && RECIPES_NODE_CLIENTS=$1 RECIPES_NODE_TEST_OPTIONS="--test-reporter=spec \
+    --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=$reports/$2.xml" npm test
 }
 
 status=0
@@ -116,7 +118,7 @@ if [ "$mode" = check ]; then
     export RECIPES_FLAVORS=valkey
     start rust rust
     start python python_tests python3 python 'not alone'
-    start node node_tests
+    start node node_tests current node
     finish || exit 1
     start python-alone python_tests python3 python-alone alone
     finish
@@ -128,7 +130,8 @@ else
   # newest (the package's mypy check, which `make lint` and the newest run make).
   oldest=(--deselect tests/test_typing.py::test_the_package_passes_mypy_strict)
   start python-oldest python_tests "${OLDEST_PYTHON:?}" python-oldest 'not alone' "${oldest[@]}"
-  start node node_tests
+  start node node_tests current node
+  start node-next node_tests next node-next
   finish || status=1
   # Apart from the rest: our tests whose timing bounds need a machine that
   # runs nothing else of the run, then the peer libraries' own suites, whose

@@ -1,7 +1,7 @@
 /** RATE: rate limiters (the book's `RateLimiter`), GCRA or an exact sliding window, several limits at once. */
 import { Arg, Connection, connectionOf } from './adapter';
 import { send } from './held';
-import { asFields, ms } from './reply';
+import { ms, record } from './reply';
 
 /** One decision, as `RATE.LIMIT` answers it (times in ms). */
 export interface Decision {
@@ -37,13 +37,8 @@ export interface RateLimiterOptions {
 const FIELDS = ['limited', 'limit', 'remaining', 'retry_after_ms', 'reset_after_ms'];
 
 function decision(reply: unknown): Decision {
-  let values: number[];
-  if (Array.isArray(reply)) {
-    values = reply.slice(0, 5).map(Number);
-  } else {
-    const fields = asFields(reply);
-    values = FIELDS.map((name) => Number(fields.get(name)));
-  }
+  const fields = record(reply, FIELDS);
+  const values = FIELDS.map((name) => Number(fields.get(name)));
   const [limited, limit, remaining, retryAfterMs, resetAfterMs] = values;
   return { limited: limited === 1, allowed: limited !== 1, limit, remaining, retryAfterMs, resetAfterMs };
 }

@@ -16,6 +16,19 @@ export function asFields(reply: unknown): Map<string, unknown> {
   return fields;
 }
 
+/**
+ * A record whose RESP2 form is positional (`[v1, v2, …]`) and whose RESP3 form is a map of `names`: a `Map`, an
+ * object, or the flat `[name, value, …]` array ioredis 6 hands over. Told apart by shape: a flat map's first element
+ * is the first name, a positional record's first element is a value (a number).
+ */
+export function record(reply: unknown, names: readonly string[]): Map<string, unknown> {
+  if (!Array.isArray(reply)) return asFields(reply);
+  if (reply.length >= 2 && text(reply[0]) === names[0]) return asFields(reply);
+  const fields = new Map<string, unknown>();
+  names.forEach((name, at) => fields.set(name, reply[at]));
+  return fields;
+}
+
 /** A reply as text (a `Buffer` decoded as UTF-8), or null for a nil reply. */
 export function text(reply: unknown): string | null {
   if (reply === null || reply === undefined) return null;

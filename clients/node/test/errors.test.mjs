@@ -3,10 +3,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import Redis from 'ioredis';
-import { ErrorReply } from 'redis';
 import * as recipes from '../dist/index.js';
-import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw, clientPackages } from './harness.mjs';
+
+const packages = await clientPackages();
+const Redis = packages.ioredis.default;
+const { ErrorReply } = packages['node-redis'];
 
 const { translate, RecipeError, ModuleNotLoaded, KINDS, FAMILIES, connectionOf } = recipes;
 

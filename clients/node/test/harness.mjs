@@ -92,17 +92,43 @@ export async function startCluster(path) {
   };
 }
 
+/**
+ * The client versions the tests run on, chosen for a whole run by RECIPES_NODE_CLIENTS: `current` (the default:
+ * ioredis 5 and node-redis 5, RESP2) or `next` (ioredis 6 and node-redis 6, each speaking RESP3, which ioredis 6 does
+ * by default). The two kinds keep their names, `ioredis` and `node-redis`, whatever the versions. node-redis 4 has
+ * a file of its own (node-redis4.test.mjs).
+ */
+export const GENERATIONS = {
+  current: { ioredis: ['ioredis', {}], 'node-redis': ['redis', {}] },
+  next: { ioredis: ['ioredis6', {}], 'node-redis': ['redis6', { RESP: 3 }] },
+};
+export const GENERATION = process.env.RECIPES_NODE_CLIENTS || 'current';
+if (!GENERATIONS[GENERATION]) throw new Error(`RECIPES_NODE_CLIENTS: no client set named ${GENERATION}`);
+const [IOREDIS, IOREDIS_OPTIONS] = GENERATIONS[GENERATION].ioredis;
+const [NODE_REDIS, NODE_REDIS_OPTIONS] = GENERATIONS[GENERATION]['node-redis'];
+
+/** The client packages of the run: { ioredis, 'node-redis' }, each the module as `import()` gives it. */
+export async function clientPackages() {
+  return { ioredis: await import(IOREDIS), 'node-redis': await import(NODE_REDIS) };
+}
+
+/** The class a server error is an instance of, for each kind of the run's clients. */
+export async function replyErrorClasses() {
+  const packages = await clientPackages();
+  return { ioredis: packages.ioredis.default.ReplyError, 'node-redis': packages['node-redis'].ErrorReply };
+}
+
 /** The two clients, each a factory of a connected client to `server`, and its closer. */
 export const CLIENTS = {
   async ioredis(server, options = {}) {
-    const { default: Redis } = await import('ioredis');
-    const client = new Redis({ port: server.port, host: server.host, lazyConnect: true, ...options });
+    const { default: Redis } = await import(IOREDIS);
+    const client = new Redis({ port: server.port, host: server.host, lazyConnect: true, ...IOREDIS_OPTIONS, ...options });
     await client.connect();
     return client;
   },
   async 'node-redis'(server, options = {}) {
-    const { createClient } = await import('redis');
-    const client = createClient({ url: server.url, ...options });
+    const { createClient } = await import(NODE_REDIS);
+    const client = createClient({ url: server.url, ...NODE_REDIS_OPTIONS, ...options });
     client.on('error', () => undefined);
     await client.connect();
     return client;
@@ -111,8 +137,8 @@ export const CLIENTS = {
 
 export const CLUSTER_CLIENTS = {
   async ioredis(cluster) {
-    const { Cluster } = await import('ioredis');
-    const client = new Cluster(cluster.nodes.map((n) => ({ host: n.host, port: n.port })));
+    const { Cluster } = await import(IOREDIS);
+    const client = new Cluster(cluster.nodes.map((n) => ({ host: n.host, port: n.port })), { redisOptions: IOREDIS_OPTIONS });
     await new Promise((resolve, reject) => {
       client.once('ready', resolve);
       client.once('error', reject);
@@ -120,8 +146,8 @@ export const CLUSTER_CLIENTS = {
     return client;
   },
   async 'node-redis'(cluster) {
-    const { createCluster } = await import('redis');
-    const client = createCluster({ rootNodes: cluster.nodes.map((n) => ({ url: n.url })) });
+    const { createCluster } = await import(NODE_REDIS);
+    const client = createCluster({ rootNodes: cluster.nodes.map((n) => ({ url: n.url })), defaults: NODE_REDIS_OPTIONS, ...NODE_REDIS_OPTIONS });
     client.on('error', () => undefined);
     await client.connect();
     return client;

@@ -8,13 +8,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as stock from 'rate-limiter-flexible';
-import Redis from 'ioredis';
-import { ErrorReply } from 'redis';
 import { RateLimiterRedis, RateLimiterQueue, RecipeError, connectionOf } from '../dist/index.js';
 import { FastifyRateLimitStore } from '../dist/fastify-rate-limit.js';
 import { RedisStore } from '../dist/express-rate-limit.js';
 import { RedisStore as StockStore } from 'rate-limit-redis';
-import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw, clientPackages } from './harness.mjs';
+
+const packages = await clientPackages();
+const Redis = packages.ioredis.default;
+const { ErrorReply } = packages['node-redis'];
 
 /**
  * `{ resolved }` or `{ rejected }`, a RateLimiterRes as its fields (`msBeforeNext` in whole seconds: the two
