@@ -6,7 +6,9 @@
  * application's client: a Node client sends every caller's commands down one socket, so a wait there would hold
  * up everything queued behind it. Waits run on dedicated connections, each made from the application's client (so
  * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
- * the next and closed by `close()`. A wait is sent once: its connection never re-sends a command after a
+ * the next and closed by `close()`, and when the application's client closes (quits, disconnects, ends). While idle
+ * they never keep the process alive (their sockets are unreferenced; referenced while a wait is in flight, as a
+ * library's retry timer would be), so a process exits when it would without them. A wait is sent once: its connection never re-sends a command after a
  * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
  * server is told to unblock that connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left
  * queued in the server.
@@ -29,6 +31,9 @@ interface Dedicated {
   send(args: Arg[]): Promise<Reply>;
   destroy(): void;
   quit(): Promise<void>;
+  /** Lets its socket keep the process alive (while a wait is in flight) or not (while idle). */
+  ref(): void;
+  unref(): void;
 }
 
 /** The commands a class sends, whatever the client. */
@@ -143,6 +148,8 @@ abstract class Base implements Connection {
   private readonly idle = new Map<string, Dedicated[]>();
   private readonly busy = new Set<Dedicated>();
   private closed = false;
+  /** Counts the times the application's client closed: a connection taken before one is not kept after. */
+  private generation = 0;
 
   abstract send(args: Arg[], keyAt?: number): Promise<Reply>;
   /** Opens a dedicated connection to the node serving `key`. */
@@ -159,11 +166,11 @@ abstract class Base implements Connection {
     const { signal, undo } = options;
     if (signal?.aborted) throw abortReason(signal);
     if (this.closed) throw new Error('redis-recipes: the connection was closed');
+    const generation = this.generation;
     const dedicated = await this.take(key);
     if (signal?.aborted) {
       // Aborted while the connection was being taken: nothing was sent.
-      if (this.closed) dedicated.destroy();
-      else this.give(dedicated);
+      this.give(dedicated, generation);
       throw abortReason(signal);
     }
     this.busy.add(dedicated);
@@ -219,7 +226,7 @@ abstract class Base implements Connection {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       this.busy.delete(dedicated);
-      if (healthy && !this.closed) this.give(dedicated);
+      if (healthy) this.give(dedicated, generation);
       else dedicated.destroy();
     }
   }
@@ -228,7 +235,10 @@ abstract class Base implements Connection {
     const node = this.nodeOf(key);
     const list = this.idle.get(node);
     const found = list?.pop();
-    if (found) return found;
+    if (found) {
+      found.ref();
+      return found;
+    }
     const dedicated = await this.open(key);
     try {
       dedicated.id = Number(await dedicated.send(['CLIENT', 'ID']));
@@ -239,7 +249,13 @@ abstract class Base implements Connection {
     return dedicated;
   }
 
-  private give(dedicated: Dedicated): void {
+  /** Keeps `dedicated` for the next wait, unreferenced, unless the client closed since it was taken. */
+  private give(dedicated: Dedicated, generation: number): void {
+    if (this.closed || generation !== this.generation) {
+      dedicated.destroy();
+      return;
+    }
+    dedicated.unref();
     const list = this.idle.get(dedicated.node) ?? [];
     list.push(dedicated);
     this.idle.set(dedicated.node, list);
@@ -247,11 +263,35 @@ abstract class Base implements Connection {
 
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.idle.values()].flat();
-    this.idle.clear();
-    for (const dedicated of this.busy) dedicated.destroy();
-    this.busy.clear();
-    await Promise.all(all.map((d) => d.quit().catch(() => d.destroy())));
+    await this.release();
+  }
+
+  /**
+   * The application's client closed (all of it, or its connection to `node`): the dedicated connections (to that
+   * node) close too, a wait in flight on one rejecting as a command of the client would. The connection stays
+   * usable: a client connected again makes new ones.
+   */
+  protected release(node?: string): Promise<void> {
+    this.generation++;
+    const all: Dedicated[] = [];
+    for (const [at, list] of this.idle) {
+      if (node !== undefined && at !== node) continue;
+      all.push(...list);
+      this.idle.delete(at);
+    }
+    for (const dedicated of this.busy) {
+      if (node !== undefined && dedicated.node !== node) continue;
+      dedicated.destroy();
+      this.busy.delete(dedicated);
+    }
+    return Promise.all(all.map((d) => d.quit().catch(() => d.destroy()))).then(() => undefined);
+  }
+
+  /** Releases the dedicated connections (to `node`) when `emitter` emits `event`. */
+  protected follow(emitter: AnyClient, event: string, node?: string, when: () => boolean = () => true): void {
+    emitter?.on?.(event, () => {
+      if (when()) void this.release(node);
+    });
   }
 }
 
@@ -292,6 +332,8 @@ function ioredisDedicated(node: string, redis: AnyClient): Dedicated {
     quit: async () => {
       await redis.quit();
     },
+    ref: () => redis.stream?.ref?.(),
+    unref: () => redis.stream?.unref?.(),
   };
   // A dropped connection rejects its command; the error event must not go unhandled.
   redis.on('error', () => undefined);
@@ -302,6 +344,8 @@ class IoredisSingle extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // 'end': quit(), disconnect(), or no more reconnection.
+    this.follow(client, 'end');
   }
   send(args: Arg[]): Promise<Reply> {
     return this.client.call(...args);
@@ -321,6 +365,7 @@ class IoredisCluster extends Base {
   readonly cluster = true;
   constructor(private readonly client: AnyClient) {
     super();
+    this.follow(client, 'end');
   }
   send(args: Arg[], keyAt = 1): Promise<Reply> {
     if (keyAt < 0 || args.length <= keyAt) return this.client.call(...args);
@@ -361,7 +406,8 @@ class IoredisCluster extends Base {
 
 function nodeRedisOverrides(client: AnyClient): Record<string, unknown> {
   const socket = { ...(client.options?.socket ?? {}), reconnectStrategy: false };
-  return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined };
+  // No ping timer: it would keep the process alive while the connection is idle.
+  return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined, pingInterval: undefined };
 }
 
 async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedicated> {
@@ -382,6 +428,8 @@ async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedi
     quit: async () => {
       await (dedicated.close ?? dedicated.quit).call(dedicated);
     },
+    ref: () => dedicated.ref(),
+    unref: () => dedicated.unref(),
   };
 }
 
@@ -393,6 +441,8 @@ class NodeRedisSingle extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // 'end': quit(), close(), disconnect(), destroy().
+    this.follow(client, 'end');
   }
   send(args: Arg[]): Promise<Reply> {
     return this.client.sendCommand(asStrings(args));
@@ -410,8 +460,12 @@ class NodeRedisSingle extends Base {
 
 class NodeRedisCluster extends Base {
   readonly cluster = true;
+  /** The node clients whose end is followed. */
+  private readonly followed = new WeakSet<object>();
   constructor(private readonly client: AnyClient) {
     super();
+    // node-redis 5's close() and destroy(); node-redis 4's quit() and disconnect() end each node's client, below.
+    this.follow(client, 'disconnect');
   }
   send(args: Arg[], keyAt = 1): Promise<Reply> {
     const key = keyAt >= 0 && args.length > keyAt ? String(args[keyAt]) : undefined;
@@ -427,7 +481,12 @@ class NodeRedisCluster extends Base {
   protected async open(key: Arg): Promise<Dedicated> {
     const master = this.master(key);
     const nodeClient = await this.client.nodeClient(master);
-    return nodeRedisDedicated(`${master.host}:${master.port}`, nodeClient);
+    const node = `${master.host}:${master.port}`;
+    if (nodeClient && typeof nodeClient === 'object' && !this.followed.has(nodeClient)) {
+      this.followed.add(nodeClient);
+      this.follow(nodeClient, 'end', node);
+    }
+    return nodeRedisDedicated(node, nodeClient);
   }
   protected async unblock(node: string, id: number): Promise<unknown> {
     const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
@@ -452,6 +511,8 @@ class NodeRedis3 extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // node-redis 3 ends also before reconnecting; `closing` tells quit() and end().
+    this.follow(client, 'end', undefined, () => client.closing === true);
   }
   send(args: Arg[]): Promise<Reply> {
     return sendCallback(this.client, args);
@@ -470,6 +531,8 @@ class NodeRedis3 extends Base {
       quit: async () => {
         await sendCallback(client, ['QUIT']);
       },
+      ref: () => client.stream?.ref?.(),
+      unref: () => client.stream?.unref?.(),
     };
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
