@@ -152,8 +152,8 @@ abstract class Base implements Connection {
   private generation = 0;
 
   abstract send(args: Arg[], keyAt?: number): Promise<Reply>;
-  /** Opens a dedicated connection to the node serving `key`. */
-  protected abstract open(key: Arg): Promise<Dedicated>;
+  /** Opens a dedicated connection to the node serving `key` (to `address`, "host:port", when given). */
+  protected abstract open(key: Arg, address?: string): Promise<Dedicated>;
   /** The node `open(key)` would connect to now. */
   protected abstract nodeOf(key: Arg): string;
   /**
@@ -167,53 +167,68 @@ abstract class Base implements Connection {
     if (signal?.aborted) throw abortReason(signal);
     if (this.closed) throw new Error('redis-recipes: the connection was closed');
     const generation = this.generation;
-    const dedicated = await this.take(key);
+    // The connection the wait is on now: another after a redirect.
+    let current = await this.take(key);
     if (signal?.aborted) {
       // Aborted while the connection was being taken: nothing was sent.
-      this.give(dedicated, generation);
+      this.give(current, generation);
       throw abortReason(signal);
     }
-    this.busy.add(dedicated);
+    this.busy.add(current);
     let aborted = false;
     let settled = false;
     const onAbort = (): void => {
       aborted = true;
       void (async () => {
-        // The command may not have reached the server yet (it goes down another socket): unblock until it is
-        // unblocked or answered.
+        // The command may not have reached the server yet (it goes down another socket), or be between two nodes
+        // (redirected): unblock wherever it is until it is unblocked or answered.
         for (let pause = 2; !settled; pause = Math.min(pause * 2, 100)) {
-          if (Number(await this.unblock(dedicated.node, dedicated.id)) === 1 || settled) return;
+          const at = current;
+          if (Number(await this.unblock(at.node, at.id)) === 1 || settled) return;
           await new Promise((resolve) => setTimeout(resolve, pause));
         }
-      })().catch(() => dedicated.destroy());
+      })().catch(() => current.destroy());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let healthy = true;
     try {
-      const late = new Promise<never>((_, reject) => {
-        if (waitMs >= FOREVER) return;
-        timer = setTimeout(() => {
-          healthy = false;
-          dedicated.destroy();
-          const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
-          error.name = 'TimeoutError';
-          reject(error);
-        }, waitMs + MARGIN);
-        timer.unref?.();
-      });
       let reply: Reply;
-      try {
-        reply = await Promise.race([dedicated.send(args), late]);
-      } catch (error) {
-        if (isRedirect(error)) {
-          // The slot moved: the cluster client sends it to the new node, where it queues at the back.
-          reply = await this.send(args);
-        } else {
+      for (let redirects = 0; ; redirects++) {
+        const late = new Promise<never>((_, reject) => {
+          if (waitMs >= FOREVER) return;
+          timer = setTimeout(() => {
+            healthy = false;
+            current.destroy();
+            const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
+            error.name = 'TimeoutError';
+            reject(error);
+          }, waitMs + MARGIN);
+          timer.unref?.();
+        });
+        try {
+          reply = await Promise.race([current.send(args), late]);
+          break;
+        } catch (error) {
           // The abort's unblock: the waiter holds nothing.
           if (aborted && signal && isUnblocked(error)) throw abortReason(signal);
-          if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
-          throw error;
+          if (!isRedirect(error) || redirects >= MAX_REDIRECTS) {
+            if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
+            throw error;
+          }
+          // The key's slot moved: the wait goes on a dedicated connection to the node that serves it now (never
+          // on the application's, where it would hold up every command behind it).
+          const next = await this.redirect(error as Error, key, current);
+          if (next !== current) {
+            this.busy.delete(current);
+            this.give(current, generation);
+            this.busy.add(next);
+            current = next;
+          }
+          if (aborted && signal) throw abortReason(signal);
+        } finally {
+          if (timer) clearTimeout(timer);
+          timer = undefined;
         }
       }
       if (aborted && signal) {
@@ -223,23 +238,46 @@ abstract class Base implements Connection {
       return reply;
     } finally {
       settled = true;
-      if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      this.busy.delete(dedicated);
-      if (healthy) this.give(dedicated, generation);
-      else dedicated.destroy();
+      this.busy.delete(current);
+      if (healthy) this.give(current, generation);
+      else current.destroy();
     }
   }
 
-  private async take(key: Arg): Promise<Dedicated> {
-    const node = this.nodeOf(key);
+  /**
+   * The connection a wait goes on after a redirect (`MOVED slot host:port`, `ASK slot host:port`): a dedicated
+   * one to the node named (told `ASKING` for `ASK`); after a refusal to run it now (`TRYAGAIN`, as the module
+   * answers a waiter whose key moved away, or `CLUSTERDOWN`), `from` again after a pause.
+   */
+  private async redirect(error: Error, key: Arg, from: Dedicated): Promise<Dedicated> {
+    const [kind, , address] = error.message.split(' ');
+    if ((kind !== 'MOVED' && kind !== 'ASK') || !address) {
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE));
+      return from;
+    }
+    const next = await this.take(key, address);
+    if (kind === 'ASK') {
+      try {
+        await next.send(['ASKING']);
+      } catch (failed) {
+        next.destroy();
+        throw failed;
+      }
+    }
+    return next;
+  }
+
+  /** A dedicated connection to the node serving `key` (to `address`, "host:port", when given), referenced. */
+  private async take(key: Arg, address?: string): Promise<Dedicated> {
+    const node = address ?? this.nodeOf(key);
     const list = this.idle.get(node);
     const found = list?.pop();
     if (found) {
       found.ref();
       return found;
     }
-    const dedicated = await this.open(key);
+    const dedicated = await this.open(key, address);
     try {
       dedicated.id = Number(await dedicated.send(['CLIENT', 'ID']));
     } catch (error) {
@@ -293,6 +331,17 @@ abstract class Base implements Connection {
       if (when()) void this.release(node);
     });
   }
+}
+
+/** The most times a wait follows a redirect (as ioredis's `maxRedirections`). */
+const MAX_REDIRECTS = 16;
+/** Milliseconds before a wait refused with `TRYAGAIN` or `CLUSTERDOWN` is sent again (ioredis's default). */
+const RETRY_PAUSE = 100;
+
+/** "host:port" (the host may hold colons: IPv6) as [host, port]. */
+function splitAddress(address: string): [string, number] {
+  const colon = address.lastIndexOf(':');
+  return [address.slice(0, colon), Number(address.slice(colon + 1))];
 }
 
 function isRedirect(error: unknown): boolean {
@@ -387,7 +436,15 @@ class IoredisCluster extends Base {
   protected nodeOf(key: Arg): string {
     return this.client.slots?.[keySlot(key)]?.[0] ?? 'unknown';
   }
-  protected async open(key: Arg): Promise<Dedicated> {
+  protected async open(key: Arg, address?: string): Promise<Dedicated> {
+    if (address) {
+      // A node the slot map may not know yet: made from any node's options, with its host and port.
+      const known = this.client.nodes('all').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === address);
+      const [host, port] = splitAddress(address);
+      const base = known ?? this.client.nodes('all')[0];
+      if (!base) throw new Error('redis-recipes: no cluster node to connect from');
+      return ioredisDedicated(address, base.duplicate({ ...IOREDIS_DEDICATED, ...(known ? {} : { host, port }) }));
+    }
     let node = this.masterFor(key);
     if (!node) {
       await this.client.call('PING');
@@ -404,14 +461,15 @@ class IoredisCluster extends Base {
 
 // ------------------------------------------------------------------------------------------------- node-redis
 
-function nodeRedisOverrides(client: AnyClient): Record<string, unknown> {
-  const socket = { ...(client.options?.socket ?? {}), reconnectStrategy: false };
+function nodeRedisOverrides(client: AnyClient, at: { host?: string; port?: number } = {}): Record<string, unknown> {
+  const socket = { ...(client.options?.socket ?? {}), ...at, reconnectStrategy: false };
   // No ping timer: it would keep the process alive while the connection is idle.
   return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined, pingInterval: undefined };
 }
 
-async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedicated> {
-  const dedicated = client.duplicate(nodeRedisOverrides(client));
+async function nodeRedisDedicated(node: string, client: AnyClient, at?: { host: string; port: number }):
+Promise<Dedicated> {
+  const dedicated = client.duplicate(nodeRedisOverrides(client, at));
   dedicated.on('error', () => undefined);
   await dedicated.connect();
   return {
@@ -478,8 +536,15 @@ class NodeRedisCluster extends Base {
     const master = this.master(key);
     return master ? `${master.host}:${master.port}` : 'unknown';
   }
-  protected async open(key: Arg): Promise<Dedicated> {
-    const master = this.master(key);
+  protected async open(key: Arg, address?: string): Promise<Dedicated> {
+    const nodes: AnyClient[] = [...(this.client.masters ?? []), ...(this.client.replicas ?? [])];
+    const known = address && nodes.find((n: AnyClient) => `${n.host}:${n.port}` === address);
+    if (address && !known) {
+      // A node the slot map does not know yet: made from any node's client, with its host and port.
+      const [host, port] = splitAddress(address);
+      return nodeRedisDedicated(address, await this.client.nodeClient(this.client.masters[0]), { host, port });
+    }
+    const master = known || this.master(key);
     const nodeClient = await this.client.nodeClient(master);
     const node = `${master.host}:${master.port}`;
     if (nodeClient && typeof nodeClient === 'object' && !this.followed.has(nodeClient)) {
