@@ -6,12 +6,13 @@
  * application's client: a Node client sends every caller's commands down one socket, so a wait there would hold
  * up everything queued behind it. Waits run on dedicated connections, each made from the application's client (so
  * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
- * the next and closed by `close()`, and when the application's client closes (quits, disconnects, ends). While idle
+ * the next, and closed by `close()` or when the application's client closes (quits, disconnects, ends). While idle
  * they never keep the process alive (their sockets are unreferenced; referenced while a wait is in flight, as a
- * library's retry timer would be), so a process exits when it would without them. A wait is sent once: its connection never re-sends a command after a
- * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
- * server is told to unblock that connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left
- * queued in the server.
+ * library's retry timer is), so a process exits when it would without them. A wait is sent once: its connection
+ * never re-sends a command after a reconnection (a command sent again would queue again, at the back). In a
+ * cluster, a wait whose key moves to another node (`TRYAGAIN`, then `MOVED` or `ASK`) follows it on a dedicated
+ * connection to that node. An `AbortSignal` ends a wait early: the server it waits on is told to unblock that
+ * connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left queued in the server.
  */
 
 export type Arg = string | number | Buffer;
@@ -192,22 +193,25 @@ abstract class Base implements Connection {
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let healthy = true;
+    const began = Date.now();
     try {
       let reply: Reply;
       for (let redirects = 0; ; redirects++) {
+        // Sent again after a redirect, the command waits only for what is left of its wait.
+        const [sent, left] = redirects === 0 ? [args, waitMs] : remainingWait(args, waitMs, Date.now() - began);
         const late = new Promise<never>((_, reject) => {
-          if (waitMs >= FOREVER) return;
+          if (left >= FOREVER) return;
           timer = setTimeout(() => {
             healthy = false;
             current.destroy();
             const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
             error.name = 'TimeoutError';
             reject(error);
-          }, waitMs + MARGIN);
+          }, left + MARGIN);
           timer.unref?.();
         });
         try {
-          reply = await Promise.race([current.send(args), late]);
+          reply = await Promise.race([current.send(sent), late]);
           break;
         } catch (error) {
           // The abort's unblock: the waiter holds nothing.
@@ -337,6 +341,27 @@ abstract class Base implements Connection {
 const MAX_REDIRECTS = 16;
 /** Milliseconds before a wait refused with `TRYAGAIN` or `CLUSTERDOWN` is sent again (ioredis's default). */
 const RETRY_PAUSE = 100;
+
+/**
+ * `args` whose wait (the number after `WAIT`; else, as `LATCH.WAIT key ms` has it, the last argument equal to
+ * `waitMs`) is what is left of it after `elapsed` ms, at least 1 (the server then answers as for a wait that ran
+ * out), and that time.
+ */
+function remainingWait(args: Arg[], waitMs: number, elapsed: number): [Arg[], number] {
+  if (waitMs >= FOREVER) return [args, waitMs];
+  const left = Math.max(1, Math.ceil(waitMs - elapsed));
+  let at = -1;
+  for (let i = args.length - 1; i >= 2 && at < 0; i--) {
+    if (String(args[i - 1]).toUpperCase() === 'WAIT' && Number.isFinite(Number(args[i]))) at = i;
+  }
+  for (let i = args.length - 1; i >= 2 && at < 0; i--) {
+    if (Math.abs(Number(args[i]) - waitMs) <= 1) at = i;
+  }
+  if (at < 0) return [args, waitMs];
+  const again = [...args];
+  again[at] = left;
+  return [again, left];
+}
 
 /** "host:port" (the host may hold colons: IPv6) as [host, port]. */
 function splitAddress(address: string): [string, number] {
@@ -478,7 +503,9 @@ Promise<Dedicated> {
     send: (args) => dedicated.sendCommand(args.map(String)),
     destroy: () => {
       try {
-        (dedicated.destroy ?? dedicated.disconnect).call(dedicated);
+        // node-redis 4's disconnect() answers a promise, rejected when the client is closed already.
+        const done = (dedicated.destroy ?? dedicated.disconnect).call(dedicated);
+        done?.catch?.(() => undefined);
       } catch {
         // Already closed.
       }

@@ -27,6 +27,12 @@ const WAIT = 10000;
 // A command of the shared connection and an abort take a few ms (measured: under 20 ms; an abort's unblock is
 // retried every 100 ms at most until it lands). 2 s is far above that with both cores busy and far below WAIT.
 const PROMPT = 2000;
+// A wait that runs out: SHORT in all, its key moved LATER into it. Sent again on the new node, it waits only for
+// what is left (it ends at SHORT, measured within 50 ms); waiting SHORT again there would end at LATER + SHORT.
+// The bound sits 1.5 s from each: far above a slow server timer with both cores busy, and below the wrong end.
+const SHORT = 4000;
+const LATER = 3000;
+const OVER = SHORT + 1500;
 
 /** An admin connection to each node of the cluster, with its id. */
 async function admins(cluster) {
@@ -70,8 +76,8 @@ for (const flavor of flavors().slice(0, 1)) {
         await closeClient(t.client);
         await t.cluster.stop();
       });
-      for (const outcome of ['abort', 'granted']) {
-        it(`goes on a dedicated connection to the new node (then ${outcome === 'abort' ? 'aborted' : 'granted'})`,
+      for (const [outcome, then] of [['abort', 'aborted'], ['granted', 'granted'], ['timeout', 'timed out']]) {
+        it(`goes on a dedicated connection to the new node (then ${then})`,
           async () => {
             const nodes = await admins(t.cluster);
             const holderClient = await make(t.cluster);
@@ -84,9 +90,13 @@ for (const flavor of flavors().slice(0, 1)) {
               assert.equal(await holder.acquire(), true);
               const waiter = new Lock(t.client, key);
               const controller = new AbortController();
-              const pending = waiter.acquire({ wait: WAIT, signal: controller.signal })
-                .then((v) => v, (error) => error);
+              const began = Date.now();
+              const wait = outcome === 'timeout' ? SHORT : WAIT;
+              const pending = waiter.acquire({ wait, signal: controller.signal }).then((v) => v, (error) => error);
               await until(async () => (await blocked(source)) === 1);
+              if (outcome === 'timeout') {
+                await new Promise((resolve) => setTimeout(resolve, LATER - (Date.now() - began)));
+              }
               await migrate(nodes, slot, source, target);
               // The wait is now blocked on the new node, and no longer on the old.
               await until(async () => (await blocked(target)) === 1 && (await blocked(source)) === 0);
@@ -101,6 +111,10 @@ for (const flavor of flavors().slice(0, 1)) {
                 const error = await pending;
                 assert.ok(Date.now() - started < PROMPT, `the abort took ${Date.now() - started} ms`);
                 assert.equal(error?.name, 'AbortError');
+                assert.equal(await holder.owned(), true);
+              } else if (outcome === 'timeout') {
+                assert.equal(await pending, false);
+                assert.ok(Date.now() - began < OVER, `the wait ended ${Date.now() - began} ms after it began`);
                 assert.equal(await holder.owned(), true);
               } else {
                 assert.equal(await holder.release(), true);
