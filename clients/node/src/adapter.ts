@@ -6,10 +6,13 @@
  * application's client: a Node client sends every caller's commands down one socket, so a wait there would hold
  * up everything queued behind it. Waits run on dedicated connections, each made from the application's client (so
  * with its host, port, auth, TLS and database; in a cluster, to the node serving the key), reused from one wait to
- * the next and closed by `close()`. A wait is sent once: its connection never re-sends a command after a
- * reconnection (a command sent again would queue again, at the back). An `AbortSignal` ends a wait early: the
- * server is told to unblock that connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left
- * queued in the server.
+ * the next, and closed by `close()` or when the application's client closes (quits, disconnects, ends). While idle
+ * they never keep the process alive (their sockets are unreferenced; referenced while a wait is in flight, as a
+ * library's retry timer is), so a process exits when it would without them. A wait is sent once: its connection
+ * never re-sends a command after a reconnection (a command sent again would queue again, at the back). In a
+ * cluster, a wait whose key moves to another node (`TRYAGAIN`, then `MOVED` or `ASK`) follows it on a dedicated
+ * connection to that node. An `AbortSignal` ends a wait early: the server it waits on is told to unblock that
+ * connection (`CLIENT UNBLOCK … ERROR`), so the connection is kept and nothing is left queued in the server.
  */
 
 export type Arg = string | number | Buffer;
@@ -29,6 +32,9 @@ interface Dedicated {
   send(args: Arg[]): Promise<Reply>;
   destroy(): void;
   quit(): Promise<void>;
+  /** Lets its socket keep the process alive (while a wait is in flight) or not (while idle). */
+  ref(): void;
+  unref(): void;
 }
 
 /** The commands a class sends, whatever the client. */
@@ -143,10 +149,12 @@ abstract class Base implements Connection {
   private readonly idle = new Map<string, Dedicated[]>();
   private readonly busy = new Set<Dedicated>();
   private closed = false;
+  /** Counts the times the application's client closed: a connection taken before one is not kept after. */
+  private generation = 0;
 
   abstract send(args: Arg[], keyAt?: number): Promise<Reply>;
-  /** Opens a dedicated connection to the node serving `key`. */
-  protected abstract open(key: Arg): Promise<Dedicated>;
+  /** Opens a dedicated connection to the node serving `key` (to `address`, "host:port", when given). */
+  protected abstract open(key: Arg, address?: string): Promise<Dedicated>;
   /** The node `open(key)` would connect to now. */
   protected abstract nodeOf(key: Arg): string;
   /**
@@ -159,54 +167,72 @@ abstract class Base implements Connection {
     const { signal, undo } = options;
     if (signal?.aborted) throw abortReason(signal);
     if (this.closed) throw new Error('redis-recipes: the connection was closed');
-    const dedicated = await this.take(key);
+    const generation = this.generation;
+    // The connection the wait is on now: another after a redirect.
+    let current = await this.take(key);
     if (signal?.aborted) {
       // Aborted while the connection was being taken: nothing was sent.
-      if (this.closed) dedicated.destroy();
-      else this.give(dedicated);
+      this.give(current, generation);
       throw abortReason(signal);
     }
-    this.busy.add(dedicated);
+    this.busy.add(current);
     let aborted = false;
     let settled = false;
     const onAbort = (): void => {
       aborted = true;
       void (async () => {
-        // The command may not have reached the server yet (it goes down another socket): unblock until it is
-        // unblocked or answered.
+        // The command may not have reached the server yet (it goes down another socket), or be between two nodes
+        // (redirected): unblock wherever it is until it is unblocked or answered.
         for (let pause = 2; !settled; pause = Math.min(pause * 2, 100)) {
-          if (Number(await this.unblock(dedicated.node, dedicated.id)) === 1 || settled) return;
+          const at = current;
+          if (Number(await this.unblock(at.node, at.id)) === 1 || settled) return;
           await new Promise((resolve) => setTimeout(resolve, pause));
         }
-      })().catch(() => dedicated.destroy());
+      })().catch(() => current.destroy());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let healthy = true;
+    const began = Date.now();
     try {
-      const late = new Promise<never>((_, reject) => {
-        if (waitMs >= FOREVER) return;
-        timer = setTimeout(() => {
-          healthy = false;
-          dedicated.destroy();
-          const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
-          error.name = 'TimeoutError';
-          reject(error);
-        }, waitMs + MARGIN);
-        timer.unref?.();
-      });
       let reply: Reply;
-      try {
-        reply = await Promise.race([dedicated.send(args), late]);
-      } catch (error) {
-        if (isRedirect(error)) {
-          // The slot moved: the cluster client sends it to the new node, where it queues at the back.
-          reply = await this.send(args);
-        } else {
+      for (let redirects = 0; ; redirects++) {
+        // Sent again after a redirect, the command waits only for what is left of its wait.
+        const [sent, left] = redirects === 0 ? [args, waitMs] : remainingWait(args, waitMs, Date.now() - began);
+        const late = new Promise<never>((_, reject) => {
+          if (left >= FOREVER) return;
+          timer = setTimeout(() => {
+            healthy = false;
+            current.destroy();
+            const error = new Error(`redis-recipes: no reply ${MARGIN} ms after a wait of ${waitMs} ms`);
+            error.name = 'TimeoutError';
+            reject(error);
+          }, left + MARGIN);
+          timer.unref?.();
+        });
+        try {
+          reply = await Promise.race([current.send(sent), late]);
+          break;
+        } catch (error) {
           // The abort's unblock: the waiter holds nothing.
           if (aborted && signal && isUnblocked(error)) throw abortReason(signal);
-          if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
-          throw error;
+          if (!isRedirect(error) || redirects >= MAX_REDIRECTS) {
+            if (!(error as Error)?.message || isConnectionError(error)) healthy = false;
+            throw error;
+          }
+          // The key's slot moved: the wait goes on a dedicated connection to the node that serves it now (never
+          // on the application's, where it would hold up every command behind it).
+          const next = await this.redirect(error as Error, key, current);
+          if (next !== current) {
+            this.busy.delete(current);
+            this.give(current, generation);
+            this.busy.add(next);
+            current = next;
+          }
+          if (aborted && signal) throw abortReason(signal);
+        } finally {
+          if (timer) clearTimeout(timer);
+          timer = undefined;
         }
       }
       if (aborted && signal) {
@@ -216,20 +242,46 @@ abstract class Base implements Connection {
       return reply;
     } finally {
       settled = true;
-      if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      this.busy.delete(dedicated);
-      if (healthy && !this.closed) this.give(dedicated);
-      else dedicated.destroy();
+      this.busy.delete(current);
+      if (healthy) this.give(current, generation);
+      else current.destroy();
     }
   }
 
-  private async take(key: Arg): Promise<Dedicated> {
-    const node = this.nodeOf(key);
+  /**
+   * The connection a wait goes on after a redirect (`MOVED slot host:port`, `ASK slot host:port`): a dedicated
+   * one to the node named (told `ASKING` for `ASK`); after a refusal to run it now (`TRYAGAIN`, as the module
+   * answers a waiter whose key moved away, or `CLUSTERDOWN`), `from` again after a pause.
+   */
+  private async redirect(error: Error, key: Arg, from: Dedicated): Promise<Dedicated> {
+    const [kind, , address] = error.message.split(' ');
+    if ((kind !== 'MOVED' && kind !== 'ASK') || !address) {
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE));
+      return from;
+    }
+    const next = await this.take(key, address);
+    if (kind === 'ASK') {
+      try {
+        await next.send(['ASKING']);
+      } catch (failed) {
+        next.destroy();
+        throw failed;
+      }
+    }
+    return next;
+  }
+
+  /** A dedicated connection to the node serving `key` (to `address`, "host:port", when given), referenced. */
+  private async take(key: Arg, address?: string): Promise<Dedicated> {
+    const node = address ?? this.nodeOf(key);
     const list = this.idle.get(node);
     const found = list?.pop();
-    if (found) return found;
-    const dedicated = await this.open(key);
+    if (found) {
+      found.ref();
+      return found;
+    }
+    const dedicated = await this.open(key, address);
     try {
       dedicated.id = Number(await dedicated.send(['CLIENT', 'ID']));
     } catch (error) {
@@ -239,7 +291,13 @@ abstract class Base implements Connection {
     return dedicated;
   }
 
-  private give(dedicated: Dedicated): void {
+  /** Keeps `dedicated` for the next wait, unreferenced, unless the client closed since it was taken. */
+  private give(dedicated: Dedicated, generation: number): void {
+    if (this.closed || generation !== this.generation) {
+      dedicated.destroy();
+      return;
+    }
+    dedicated.unref();
     const list = this.idle.get(dedicated.node) ?? [];
     list.push(dedicated);
     this.idle.set(dedicated.node, list);
@@ -247,12 +305,68 @@ abstract class Base implements Connection {
 
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.idle.values()].flat();
-    this.idle.clear();
-    for (const dedicated of this.busy) dedicated.destroy();
-    this.busy.clear();
-    await Promise.all(all.map((d) => d.quit().catch(() => d.destroy())));
+    await this.release();
   }
+
+  /**
+   * The application's client closed (all of it, or its connection to `node`): the dedicated connections (to that
+   * node) close too, a wait in flight on one rejecting as a command of the client would. The connection stays
+   * usable: a client connected again makes new ones.
+   */
+  protected release(node?: string): Promise<void> {
+    this.generation++;
+    const all: Dedicated[] = [];
+    for (const [at, list] of this.idle) {
+      if (node !== undefined && at !== node) continue;
+      all.push(...list);
+      this.idle.delete(at);
+    }
+    for (const dedicated of this.busy) {
+      if (node !== undefined && dedicated.node !== node) continue;
+      dedicated.destroy();
+      this.busy.delete(dedicated);
+    }
+    return Promise.all(all.map((d) => d.quit().catch(() => d.destroy()))).then(() => undefined);
+  }
+
+  /** Releases the dedicated connections (to `node`) when `emitter` emits `event`. */
+  protected follow(emitter: AnyClient, event: string, node?: string, when: () => boolean = () => true): void {
+    emitter?.on?.(event, () => {
+      if (when()) void this.release(node);
+    });
+  }
+}
+
+/** The most times a wait follows a redirect (as ioredis's `maxRedirections`). */
+const MAX_REDIRECTS = 16;
+/** Milliseconds before a wait refused with `TRYAGAIN` or `CLUSTERDOWN` is sent again (ioredis's default). */
+const RETRY_PAUSE = 100;
+
+/**
+ * `args` whose wait (the number after `WAIT`; else, as `LATCH.WAIT key ms` has it, the last argument equal to
+ * `waitMs`) is what is left of it after `elapsed` ms, at least 1 (the server then answers as for a wait that ran
+ * out), and that time.
+ */
+function remainingWait(args: Arg[], waitMs: number, elapsed: number): [Arg[], number] {
+  if (waitMs >= FOREVER) return [args, waitMs];
+  const left = Math.max(1, Math.ceil(waitMs - elapsed));
+  let at = -1;
+  for (let i = args.length - 1; i >= 2 && at < 0; i--) {
+    if (String(args[i - 1]).toUpperCase() === 'WAIT' && Number.isFinite(Number(args[i]))) at = i;
+  }
+  for (let i = args.length - 1; i >= 2 && at < 0; i--) {
+    if (Math.abs(Number(args[i]) - waitMs) <= 1) at = i;
+  }
+  if (at < 0) return [args, waitMs];
+  const again = [...args];
+  again[at] = left;
+  return [again, left];
+}
+
+/** "host:port" (the host may hold colons: IPv6) as [host, port]. */
+function splitAddress(address: string): [string, number] {
+  const colon = address.lastIndexOf(':');
+  return [address.slice(0, colon), Number(address.slice(colon + 1))];
 }
 
 function isRedirect(error: unknown): boolean {
@@ -292,6 +406,8 @@ function ioredisDedicated(node: string, redis: AnyClient): Dedicated {
     quit: async () => {
       await redis.quit();
     },
+    ref: () => redis.stream?.ref?.(),
+    unref: () => redis.stream?.unref?.(),
   };
   // A dropped connection rejects its command; the error event must not go unhandled.
   redis.on('error', () => undefined);
@@ -302,6 +418,8 @@ class IoredisSingle extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // 'end': quit(), disconnect(), or no more reconnection.
+    this.follow(client, 'end');
   }
   send(args: Arg[]): Promise<Reply> {
     return this.client.call(...args);
@@ -321,6 +439,7 @@ class IoredisCluster extends Base {
   readonly cluster = true;
   constructor(private readonly client: AnyClient) {
     super();
+    this.follow(client, 'end');
   }
   send(args: Arg[], keyAt = 1): Promise<Reply> {
     if (keyAt < 0 || args.length <= keyAt) return this.client.call(...args);
@@ -342,7 +461,15 @@ class IoredisCluster extends Base {
   protected nodeOf(key: Arg): string {
     return this.client.slots?.[keySlot(key)]?.[0] ?? 'unknown';
   }
-  protected async open(key: Arg): Promise<Dedicated> {
+  protected async open(key: Arg, address?: string): Promise<Dedicated> {
+    if (address) {
+      // A node the slot map may not know yet: made from any node's options, with its host and port.
+      const known = this.client.nodes('all').find((n: AnyClient) => `${n.options.host}:${n.options.port}` === address);
+      const [host, port] = splitAddress(address);
+      const base = known ?? this.client.nodes('all')[0];
+      if (!base) throw new Error('redis-recipes: no cluster node to connect from');
+      return ioredisDedicated(address, base.duplicate({ ...IOREDIS_DEDICATED, ...(known ? {} : { host, port }) }));
+    }
     let node = this.masterFor(key);
     if (!node) {
       await this.client.call('PING');
@@ -359,13 +486,15 @@ class IoredisCluster extends Base {
 
 // ------------------------------------------------------------------------------------------------- node-redis
 
-function nodeRedisOverrides(client: AnyClient): Record<string, unknown> {
-  const socket = { ...(client.options?.socket ?? {}), reconnectStrategy: false };
-  return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined };
+function nodeRedisOverrides(client: AnyClient, at: { host?: string; port?: number } = {}): Record<string, unknown> {
+  const socket = { ...(client.options?.socket ?? {}), ...at, reconnectStrategy: false };
+  // No ping timer: it would keep the process alive while the connection is idle.
+  return { socket, disableOfflineQueue: false, commandsQueueMaxLength: undefined, pingInterval: undefined };
 }
 
-async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedicated> {
-  const dedicated = client.duplicate(nodeRedisOverrides(client));
+async function nodeRedisDedicated(node: string, client: AnyClient, at?: { host: string; port: number }):
+Promise<Dedicated> {
+  const dedicated = client.duplicate(nodeRedisOverrides(client, at));
   dedicated.on('error', () => undefined);
   await dedicated.connect();
   return {
@@ -374,7 +503,9 @@ async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedi
     send: (args) => dedicated.sendCommand(args.map(String)),
     destroy: () => {
       try {
-        (dedicated.destroy ?? dedicated.disconnect).call(dedicated);
+        // node-redis 4's disconnect() answers a promise, rejected when the client is closed already.
+        const done = (dedicated.destroy ?? dedicated.disconnect).call(dedicated);
+        done?.catch?.(() => undefined);
       } catch {
         // Already closed.
       }
@@ -382,6 +513,8 @@ async function nodeRedisDedicated(node: string, client: AnyClient): Promise<Dedi
     quit: async () => {
       await (dedicated.close ?? dedicated.quit).call(dedicated);
     },
+    ref: () => dedicated.ref(),
+    unref: () => dedicated.unref(),
   };
 }
 
@@ -393,6 +526,8 @@ class NodeRedisSingle extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // 'end': quit(), close(), disconnect(), destroy().
+    this.follow(client, 'end');
   }
   send(args: Arg[]): Promise<Reply> {
     return this.client.sendCommand(asStrings(args));
@@ -410,8 +545,12 @@ class NodeRedisSingle extends Base {
 
 class NodeRedisCluster extends Base {
   readonly cluster = true;
+  /** The node clients whose end is followed. */
+  private readonly followed = new WeakSet<object>();
   constructor(private readonly client: AnyClient) {
     super();
+    // node-redis 5's close() and destroy(); node-redis 4's quit() and disconnect() end each node's client, below.
+    this.follow(client, 'disconnect');
   }
   send(args: Arg[], keyAt = 1): Promise<Reply> {
     const key = keyAt >= 0 && args.length > keyAt ? String(args[keyAt]) : undefined;
@@ -424,10 +563,22 @@ class NodeRedisCluster extends Base {
     const master = this.master(key);
     return master ? `${master.host}:${master.port}` : 'unknown';
   }
-  protected async open(key: Arg): Promise<Dedicated> {
-    const master = this.master(key);
+  protected async open(key: Arg, address?: string): Promise<Dedicated> {
+    const nodes: AnyClient[] = [...(this.client.masters ?? []), ...(this.client.replicas ?? [])];
+    const known = address && nodes.find((n: AnyClient) => `${n.host}:${n.port}` === address);
+    if (address && !known) {
+      // A node the slot map does not know yet: made from any node's client, with its host and port.
+      const [host, port] = splitAddress(address);
+      return nodeRedisDedicated(address, await this.client.nodeClient(this.client.masters[0]), { host, port });
+    }
+    const master = known || this.master(key);
     const nodeClient = await this.client.nodeClient(master);
-    return nodeRedisDedicated(`${master.host}:${master.port}`, nodeClient);
+    const node = `${master.host}:${master.port}`;
+    if (nodeClient && typeof nodeClient === 'object' && !this.followed.has(nodeClient)) {
+      this.followed.add(nodeClient);
+      this.follow(nodeClient, 'end', node);
+    }
+    return nodeRedisDedicated(node, nodeClient);
   }
   protected async unblock(node: string, id: number): Promise<unknown> {
     const master = this.client.masters.find((m: AnyClient) => `${m.host}:${m.port}` === node);
@@ -452,6 +603,8 @@ class NodeRedis3 extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
     super();
+    // node-redis 3 ends also before reconnecting; `closing` tells quit() and end().
+    this.follow(client, 'end', undefined, () => client.closing === true);
   }
   send(args: Arg[]): Promise<Reply> {
     return sendCallback(this.client, args);
@@ -470,6 +623,8 @@ class NodeRedis3 extends Base {
       quit: async () => {
         await sendCallback(client, ['QUIT']);
       },
+      ref: () => client.stream?.ref?.(),
+      unref: () => client.stream?.unref?.(),
     };
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
