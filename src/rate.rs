@@ -684,7 +684,9 @@ fn fixed_window<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let now = now_ms();
     let planned = plan(&rule, &counter, now)?;
     if let Some(wait) = wait {
-        let queued = wait::waiting_on::<FixedWindows>(ctx, name.as_bytes()) > 0;
+        // A cost that does not add (a reward, a look at the counter) never
+        // waits: it applies at once, ahead of the queue, and serves it below.
+        let queued = rule.queues() && wait::waiting_on::<FixedWindows>(ctx, name.as_bytes()) > 0;
         if planned.waits || queued {
             let next = counter.expire_at.map(|at| at.saturating_add(1));
             return Ok(
@@ -693,7 +695,8 @@ fn fixed_window<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         }
     }
     let reply = store_fixed(ctx, &mut key, *name, &planned, now, TakenFor::Command)?;
-    // A negative cost makes room, a moved TTL moves the waiters' timer.
+    // A negative cost makes room (for the queue's head first), a moved TTL
+    // moves the waiters' timer.
     wait::serve_waiters::<FixedWindows>(ctx, name.as_bytes(), key, Cause::Release);
     Ok(reply.into())
 }

@@ -391,6 +391,9 @@ server_tests! {
             (&["RATE.LIMIT", "g", "5", "1000", "BURST", "5", "BURST", "5"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "SLIDING", "SLIDING"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "NOPE"], "ERR syntax error"),
+            // Only RATE.FIXED waits.
+            (&["RATE.LIMIT", "g", "5", "1000", "WAIT", "100"], "ERR syntax error"),
+            (&["RATE.LIMIT", "w", "5", "1000", "SLIDING", "WAIT", "100"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "AND", "5"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "1", "3155760000000", "BURST", "2"], "ERR burst × period / max must be at most 100 years"),
             (&["RATE.LIMIT", "g", "5", "1000", "SLIDING"], "MISMATCH the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)"),
@@ -762,6 +765,57 @@ server_tests! {
         }
     }
 
+    fn a_reward_that_waits_applies_at_once_and_serves_the_head(flavor) {
+        // A cost of 0 or below can never take the counter over max: with
+        // WAIT it does not queue behind the waiters but applies at once, and
+        // the room it makes goes to the queue's head. (Queued, the reward
+        // would answer nil when its own wait ran out, and B only when its.)
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "api:7", "60000", "MAX", "1"]), (1, 60000));
+        let b = Waiter::start(&server, &["RATE.FIXED", "api:7", "60000", "MAX", "1", "WAIT", "3000"]);
+        let (counter, ttl) = pair(&mut con, &["RATE.FIXED", "api:7", "60000", "MAX", "1", "COST", "-1", "WAIT", "1000"]);
+        assert_eq!(counter, 0);
+        // The window's TTL, minus the few ms the test took (generous).
+        assert!((50_000..=60_000).contains(&ttl), "{ttl}");
+        let Ok(Value::Array(served)) = b.answer() else { panic!("B was not served") };
+        assert_eq!(served[0], Value::Int(1));
+        assert!(matches!(served[1], Value::Int(ttl) if (50_000..=60_000).contains(&ttl)), "{served:?}");
+        assert_eq!(int(&mut con, &["GET", "api:7"]), 1);
+        let figures = ["rate_waits", "rate_handoffs", "rate_waits_timed_out", "rate_windows_with_waiters"]
+            .map(|name| figure(&mut con, name));
+        assert_eq!(figures, [1, 1, 0, 0]);
+    }
+
+    fn a_cost_of_zero_with_wait_answers_at_once_while_others_wait(flavor) {
+        // Without expiry, for exact replies: a cost 0 with WAIT answers at
+        // once while two others wait, and serves nobody (it makes no room);
+        // each reward that waits then serves the next waiter in arrival order.
+        // (Queued, the cost 0 would answer nil when its wait ran out.)
+        let server = Server::start(flavor);
+        let mut con = server.con();
+        let waiting = ["RATE.FIXED", "z", "0", "MAX", "1", "WAIT", "60000"];
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "z", "0", "MAX", "1"]), (1, -1));
+        let first = Waiter::start(&server, &waiting);
+        let second = Waiter::start(&server, &waiting);
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "z", "0", "MAX", "1", "COST", "0", "WAIT", "5000"]), (1, -1));
+        assert_eq!(figure(&mut con, "rate_windows_with_waiters"), 1);
+        assert!(!first.handle.is_finished() && !second.handle.is_finished());
+        assert_eq!(pair(&mut con, &["RATE.FIXED", "z", "0", "MAX", "1", "COST", "-1", "WAIT", "5000"]), (0, -1));
+        assert_eq!(first.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(-1)])));
+        assert!(!second.handle.is_finished());
+        // In MULTI too (where a call that would wait answers nil at once).
+        let mut pipe = redis::pipe();
+        pipe.atomic().cmd("RATE.FIXED").arg(&["z", "0", "MAX", "1", "COST", "-1", "WAIT", "5000"][..]);
+        let answers: Vec<Value> = pipe.query(&mut con).unwrap();
+        assert_eq!(answers, [Value::Array(vec![Value::Int(0), Value::Int(-1)])]);
+        assert_eq!(second.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(-1)])));
+        assert_eq!(int(&mut con, &["GET", "z"]), 1);
+        let figures = ["rate_waits", "rate_handoffs", "rate_waits_timed_out", "rate_windows_with_waiters"]
+            .map(|name| figure(&mut con, name));
+        assert_eq!(figures, [2, 2, 0, 0]);
+    }
+
     fn a_replica_holds_the_same_counters(flavor) {
         // Every RATE.FIXED goes as SET … PXAT or as itself: a replica
         // that applies the stream late and an AOF replay hold the same value
@@ -785,12 +839,19 @@ server_tests! {
         }
         let waiter = Waiter::start(&pair_of.primary, &["RATE.FIXED", "{f}e", "60000", "MAX", "1", "WAIT", "20000"]);
         assert_eq!(waiter.answer(), Ok(Value::Array(vec![Value::Int(1), Value::Int(60000)])));
+        // A reward that waits applies at once (as the command) and serves
+        // the head (as its effect).
+        assert_eq!(pair(&mut primary, &["RATE.FIXED", "{f}g", "60000", "MAX", "1"]).0, 1);
+        let waiter = Waiter::start(&pair_of.primary, &["RATE.FIXED", "{f}g", "60000", "MAX", "1", "WAIT", "20000"]);
+        assert_eq!(pair(&mut primary, &["RATE.FIXED", "{f}g", "60000", "MAX", "1", "COST", "-1", "WAIT", "20000"]).0, 0);
+        assert!(matches!(waiter.answer(), Ok(Value::Array(served)) if served[0] == Value::Int(1)));
         pair_of.sync();
-        let keys = ["{f}a", "{f}b", "{f}c", "{f}d", "{f}e"];
+        let keys = ["{f}a", "{f}b", "{f}c", "{f}d", "{f}e", "{f}g"];
         let mut replica = pair_of.replica.con();
         assert_eq!(state(&mut primary, &keys), state(&mut replica, &keys));
         assert_eq!(int(&mut replica, &["GET", "{f}a"]), 6);
         assert_eq!(int(&mut replica, &["GET", "{f}d"]), 3);
+        assert_eq!(int(&mut replica, &["GET", "{f}g"]), 1);
         let server = harness::aof_round_trip(flavor, |_, con| {
             // Not the 300 ms window, which may end across the restart.
             for words in &calls[..calls.len() - 1] {

@@ -872,6 +872,34 @@ const HAND_OFFS: &[HandOff] = &[
         received: &["rate.fixed", "set"],
         keys: &["{wf}fixed"],
     },
+    // The same with a reward that itself waits: it applies at once (it
+    // never passes max), as the command, and serves the waiter the same way.
+    HandOff {
+        setup: &[&["RATE.FIXED", "{wg}fixed", "0"]],
+        waiter: &[
+            "RATE.FIXED",
+            "{wg}fixed",
+            "600000",
+            "MAX",
+            "1",
+            "WAIT",
+            "20000",
+        ],
+        release: &[
+            "RATE.FIXED",
+            "{wg}fixed",
+            "0",
+            "MAX",
+            "1",
+            "COST",
+            "-1",
+            "WAIT",
+            "20000",
+        ],
+        granted: "[1, 600000]",
+        received: &["rate.fixed", "set"],
+        keys: &["{wg}fixed"],
+    },
     // A waiter for an item: the insert, then the waiter's rotation (last:
     // a rotation takes nothing to give back, see `a_hand_off_never_received…`).
     HandOff {

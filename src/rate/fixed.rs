@@ -87,10 +87,19 @@ impl Rule {
         })
     }
 
+    /// Whether a call that waits (`WAIT`) takes its turn behind the clients
+    /// already waiting on the key: one whose cost adds to the counter. A cost
+    /// of 0 or below can never take the counter over `max`: it applies at
+    /// once whatever is queued, and the room it makes goes to the queue's
+    /// head.
+    pub fn queues(&self) -> bool {
+        self.cost > 0
+    }
+
     /// Whether a call that waits (`WAIT`) must wait for room: it adds to the
     /// counter and would take it over `max`.
     pub fn must_wait(&self, outcome: &Outcome) -> bool {
-        self.cost > 0 && self.max.is_some_and(|max| outcome.counter > max)
+        self.queues() && self.max.is_some_and(|max| outcome.counter > max)
     }
 }
 
@@ -214,5 +223,8 @@ mod tests {
         assert!(!reward.must_wait(&reward.outcome(Some(9), true).unwrap()));
         let peek = Rule { cost: 0, ..wait };
         assert!(!peek.must_wait(&peek.outcome(Some(9), true).unwrap()));
+        // Only a call that adds waits behind those already waiting.
+        assert!(wait.queues());
+        assert!(!reward.queues() && !peek.queues());
     }
 }
