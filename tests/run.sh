@@ -54,10 +54,17 @@ start() {
   local name=$1
   shift
   echo "started: $name"
-  ( "$@" ) >"$reports/$name.log" 2>&1 &
+  ( "$@"; status=$?; date +%s >"$reports/$name.end"; exit $status ) >"$reports/$name.log" 2>&1 &
   pids+=("$!")
   names+=("$name")
   begun+=("$(date +%s)")
+}
+
+# took NAME BEGUN: the seconds the part took (its end written when it ended).
+took() {
+  local end
+  end=$(cat "$reports/$1.end" 2>/dev/null) || end=$(date +%s)
+  echo $(( end - $2 ))
 }
 
 # finish: waits for every part started, says how each ended; returns 1 when one failed.
@@ -65,10 +72,10 @@ finish() {
   local status=0 at
   for at in "${!pids[@]}"; do
     if wait "${pids[$at]}"; then
-      echo "passed: ${names[$at]}, $(( $(date +%s) - begun[at] )) s or less" \
+      echo "passed: ${names[$at]} in $(took "${names[$at]}" "${begun[$at]}") s" \
         "($(tail -1 "$reports/${names[$at]}.log" | cut -c1-150))"
     else
-      echo "FAILED: ${names[$at]}, after $(( $(date +%s) - begun[at] )) s or less; its output:"
+      echo "FAILED: ${names[$at]} after $(took "${names[$at]}" "${begun[$at]}") s; its output:"
       sed 's/^/  | /' "$reports/${names[$at]}.log" | tail -200
       status=1
     fi

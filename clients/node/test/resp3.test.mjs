@@ -26,7 +26,8 @@ for (const flavor of flavors()) for (const [kind, options] of Object.entries(RES
     });
 
     it('reads decisions, infos and holders as under RESP2', async () => {
-      assert.match(String(await raw(client, 'CLIENT', 'INFO')), / resp=3 /, 'the client speaks RESP3');
+      // Redis 7.0 ends the line with resp=; later servers add fields after it.
+      assert.match(String(await raw(client, 'CLIENT', 'INFO')), / resp=3(\s|$)/, 'the client speaks RESP3');
       const limiter = new RateLimiter(client, 'r3', 60_000, 5);
       assert.deepEqual(await limiter.limit('u'), {
         limited: false, allowed: true, limit: 5, remaining: 4, retryAfterMs: -1, resetAfterMs: 12_000,
