@@ -3,6 +3,7 @@
 // against this package's store, on every server of the matrix, with the module and without it (the fallback). The
 // glue (test/glue/fastify-shim.cjs) points the file's clients at the test server and builds our store where the
 // plugin builds its RedisStore. Nothing of the file is changed; the cases deselected are listed in DESELECTED.
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';

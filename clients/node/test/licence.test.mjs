@@ -1,5 +1,6 @@
 // One licence everywhere: the repository's LICENSE (BSD 3-Clause) and what each package declares (the Rust crate,
 // the Python package, the Node package and its lock file's root entry), as SPDX identifiers.
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // The README's Node.js examples, run as written (each ```js block of the "Node.js" section, as a CommonJS file of
 // this package so that `require('redis-recipes')` finds the build) against a fresh server of each flavor, their
 // output compared with the `// prints: …` comments, in order.
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,6 +1,7 @@
 // node-redis 4, the oldest node-redis the package claims, as a client and as a cluster: the adapter's paths (a
 // command, a wait on a connection of its own, an abort, a server error as its class, a cluster's routing) with the
 // classes that use them. The other suites run on node-redis 5 (and ioredis).
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

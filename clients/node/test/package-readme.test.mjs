@@ -2,6 +2,7 @@
 // of this package, so that `require('redis-recipes')` finds the build; its clients pointed at a fresh server of
 // each flavor by glue/manual-shim.cjs), prints what its `// prints: …` comments say, in order, and ends by itself.
 // The README shows both clients and names every subpath of the exports map.
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,5 +1,6 @@
 // The package as it is published: what `require` and `import` give through the exports map, and what `npm pack`
 // puts in the tarball (run `npm run build` first, as for every test).
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

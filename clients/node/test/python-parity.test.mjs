@@ -1,6 +1,7 @@
 // The Node package at the Python package's level: every public class of `redis_recipes` (its `__all__`) and every
 // public method of those classes, read from the Python package itself, has a Node export of the same name and a
 // method of the camelCase name (`is_exists` → `isExists`), but for the few in NOT_IN_NODE, each with its reason.
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

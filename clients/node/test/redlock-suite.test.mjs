@@ -4,6 +4,7 @@
 // would take it for a test) makes its `require('./redlock')` load the drop-in and points its clients (made for
 // port 6379) at the test's server. Run on every server of the matrix, with the module (module commands, a wait in
 // the server for one server) and without it (the scripts).
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';

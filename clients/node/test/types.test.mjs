@@ -2,6 +2,7 @@
 // own, a file importing the root and every subpath of the exports map type-checked (`tsc --noEmit`) under each
 // moduleResolution an application may use: node (node10, the default with "module": "commonjs", which reads
 // typesVersions, not exports), node16 and bundler (which read exports).
+// Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
