@@ -68,8 +68,11 @@ node-deps:
 
 node-build: node-deps node-build-only
 
+# npm ci once per lockfile: node_modules/.package-lock.json (npm writes it on
+# install) newer than package-lock.json means the install is the lockfile's.
 node-build-only:
-	cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
+	cd clients/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || \
+	  npm ci --no-audit --no-fund --loglevel=error; } && npm run --silent build
 
 build: deps module ## build the module (target/release/librecipes.so)
 

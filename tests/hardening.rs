@@ -216,7 +216,7 @@ fn setup(con: &mut Client) {
 }
 
 /// Keys about to expire are made persistent before each call (see
-/// `Attacker::settle_expiry`), so that the digest compared around a failing
+/// `Attacker::settled_digest`), so that the digest compared around a failing
 /// call cannot change by expiry alone.
 const PERSIST_SOON: &[u8] = b"for _, k in ipairs(redis.call('KEYS', '*')) do \
     local t = redis.call('PTTL', k) \
@@ -462,26 +462,36 @@ impl<'s> Attacker<'s> {
         setup(&mut self.control);
     }
 
-    /// Makes sure no key expires while a call is checked: keys about to
-    /// expire are made persistent, then a full `SCAN` has the server delete
-    /// the keys whose time already passed (a key that has expired but not yet
-    /// been removed would otherwise vanish from `DEBUG DIGEST` at the
-    /// server's next expire cycle, as if the call had deleted it).
-    fn settle_expiry(&mut self) -> io::Result<()> {
-        self.control.call(&[b"EVAL", PERSIST_SOON, b"0"])?;
-        let mut cursor = b"0".to_vec();
-        loop {
-            let page = self.control.call(&[b"SCAN", &cursor, b"COUNT", b"1000"])?;
-            cursor = page
-                .items()
+    /// Makes sure no key expires while a call is checked, and answers the
+    /// `DEBUG DIGEST` of the data then: keys about to expire are made
+    /// persistent, then a full `SCAN` has the server delete the keys whose
+    /// time already passed (a key that has expired but not yet been removed
+    /// would otherwise vanish from `DEBUG DIGEST` at the server's next expire
+    /// cycle, as if the call had deleted it). The three commands go out
+    /// together, one round trip before each call; further pages of `SCAN`
+    /// and a second digest follow only when the first page does not reach
+    /// the end.
+    fn settled_digest(&mut self) -> io::Result<Reply> {
+        let cursor_of = |page: &Reply| {
+            page.items()
                 .first()
                 .map(Reply::text)
                 .unwrap_or_default()
-                .into_bytes();
-            if cursor == b"0" {
-                return Ok(());
-            }
+                .into_bytes()
+        };
+        self.control.send(&[b"EVAL", PERSIST_SOON, b"0"])?;
+        self.control.send(&[b"SCAN", b"0", b"COUNT", b"1000"])?;
+        self.control.send(&[b"DEBUG", b"DIGEST"])?;
+        self.control.read()?;
+        let mut cursor = cursor_of(&self.control.read()?);
+        let digest = self.control.read()?;
+        if cursor == b"0" {
+            return Ok(digest);
         }
+        while cursor != b"0" {
+            cursor = cursor_of(&self.control.call(&[b"SCAN", &cursor, b"COUNT", b"1000"])?);
+        }
+        self.control.call(&[b"DEBUG", b"DIGEST"])
     }
 
     /// Makes one call and checks it; `None` when the server crashed.
@@ -505,8 +515,7 @@ impl<'s> Attacker<'s> {
     /// Makes one call and checks it; `Err` says how the server failed.
     fn attempt(&mut self, argv: &[Vec<u8>], call: usize) -> Result<Reply, String> {
         let failed = |error: io::Error| error.to_string();
-        self.settle_expiry().map_err(failed)?;
-        let before = self.control.call(&[b"DEBUG", b"DIGEST"]).map_err(failed)?;
+        let before = self.settled_digest().map_err(failed)?;
         let words: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
         self.con.send(&words).map_err(failed)?;
         // No pause begins while this is decided: a call held by a pause runs

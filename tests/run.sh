@@ -166,10 +166,12 @@ else
   # start in time.
   start node node_tests_both
   finish || status=1
-  # Apart from the rest: our tests whose timing bounds need a machine that
-  # runs nothing else of the run, then the peer libraries' own suites, whose
-  # timing checks assume a quiet machine.
+  # Apart from the rest, one after the other: our tests whose timing bounds
+  # need a machine that runs nothing else of the run (on the newest redis-py,
+  # then on the oldest), then the peer libraries' own suites, whose timing
+  # checks assume a quiet machine.
   start python-alone python_tests python3 python-alone alone
+  finish || status=1
   start python-oldest-alone python_tests "${OLDEST_PYTHON:?}" python-oldest-alone alone "${oldest[@]}"
   finish || status=1
   start peer-suites python3 -m pytest -q -p no:cacheprovider -rfEs \
