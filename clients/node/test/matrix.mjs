@@ -67,8 +67,11 @@ export async function blockedClients(client) {
   return Number(/blocked_clients:(\d+)/.exec(info)[1]);
 }
 
-/** Resolves once `check()` resolves true (polled every 5 ms; fails after `ms`). */
-export async function until(check, ms = 3000) {
+/**
+ * Resolves once `check()` resolves true (polled every 5 ms; fails after `ms`). It returns as soon as the state comes,
+ * so the bound only says when to give up: 10 s, far above what a call takes with both cores busy (3 s ran out once).
+ */
+export async function until(check, ms = 10_000) {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`not true within ${ms} ms: ${check}`);

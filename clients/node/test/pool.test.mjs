@@ -44,7 +44,9 @@ onEachServer('ResourcePool', (t) => {
   });
 
   it('waits on its own connection, first come first served, and a lease that ends frees it', async () => {
-    const crashed = new ResourcePool(t.client, 'pool:wait', { owner: 'crashed', ttl: 200 });
+    // The crashed holder's lease outlives the two waiters' arrival (2 s: 200 ms ran out first once, with both cores
+    // busy, and the first waiter never waited).
+    const crashed = new ResourcePool(t.client, 'pool:wait', { owner: 'crashed', ttl: 2000 });
     assert.equal(await crashed.associate('r'), true);
     assert.equal(await crashed.acquire(), 'r');
     const a = new ResourcePool(t.client, 'pool:wait', { owner: 'a' });

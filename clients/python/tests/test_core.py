@@ -140,14 +140,16 @@ def test_long_waits_keep_their_place(cluster: List[Server]) -> None:
         before = {"standalone": calls([standalone]), "cluster": calls(cluster)}
 
         async def main() -> None:
+            queues = [((kind, mode), new_client, family)
+                      for (kind, mode), new_client in new_clients.items() for family in FAMILIES]
             outcomes = await asyncio.gather(*(
                 keeps_its_place(family, mode, plains[kind], new_client, f"{{{kind}:{mode}}}:{family.command}")
-                for (kind, mode), new_client in new_clients.items()
-                for family in FAMILIES
+                for (kind, mode), new_client, family in queues
             ), return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException):
-                    raise outcome
+            failed = [(queue[0], queue[2].command, outcome)
+                      for queue, outcome in zip(queues, outcomes) if isinstance(outcome, BaseException)]
+            if failed:
+                raise AssertionError(f"{len(failed)} of {len(queues)} queues failed: {failed!r}") from failed[0][2]
 
         asyncio.run(main())
         after = {"standalone": calls([standalone]), "cluster": calls(cluster)}
