@@ -266,15 +266,28 @@ server_tests! {
         }
         let server = Server::start(flavor);
         let mut con = server.con();
-        let check = |con: &mut Connection, what: &str| -> Vec<u8> {
-            let state: Vec<u8> = query(con, &["GET", "rate:window"]);
-            let at = int(con, &["PEXPIRETIME", "rate:window"]);
-            let _: () = redis::cmd("SET").arg("copy:window").arg(&state[..]).arg("PXAT").arg(at).query(con).unwrap();
-            let usage = int(con, &["MEMORY", "USAGE", "rate:window"]);
-            let copy = int(con, &["MEMORY", "USAGE", "copy:window"]);
+        // The call and the measure in one script, where no key expires (the
+        // server's clock stands still for it): the later windows last a few
+        // ms, and one ran out between the call and the measure with both
+        // cores busy. Returns [limited, state, usage, usage as SET].
+        const DECIDE_AND_MEASURE: &str = "local d = redis.call(unpack(ARGV)) \
+            local state = redis.call('GET', KEYS[1]) \
+            local at = redis.call('PEXPIRETIME', KEYS[1]) \
+            redis.call('SET', KEYS[2], state, 'PXAT', at) \
+            return {d[1], state, redis.call('MEMORY', 'USAGE', KEYS[1]), \
+                redis.call('MEMORY', 'USAGE', KEYS[2])}";
+        let decide_and_check = |con: &mut Connection, call: &[&str], what: &str| -> (i64, Vec<u8>) {
+            let (limited, state, usage, copy): (i64, Vec<u8>, usize, usize) = redis::cmd("EVAL")
+                .arg(DECIDE_AND_MEASURE)
+                .arg(2)
+                .arg("rate:window")
+                .arg("copy:window")
+                .arg(call)
+                .query(con)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let size = state.len();
             assert!(usage <= copy + (copy / 10).max(64), "{what}: {size} bytes of state take {usage}, as SET {copy}");
-            state
+            (limited, state)
         };
         // 1,000 actions, each in a millisecond of its own, in a 10-minute
         // window: one entry more each time. (A server may give a command the
@@ -284,8 +297,8 @@ server_tests! {
         for n in 1..=1_000 {
             let _: () = redis::cmd("PING").query(&mut con).unwrap();
             let call = ["RATE.LIMIT", "rate:window", "100000", "600000", "SLIDING"];
-            assert_eq!(decide(&mut con, &call)[0], 0);
-            assert_eq!(check(&mut con, &format!("{n} entries")).len(), 1 + 12 * n);
+            let (limited, state) = decide_and_check(&mut con, &call, &format!("{n} entries"));
+            assert_eq!((limited, state.len()), (0, 1 + 12 * n));
             thread::sleep(Duration::from_millis(1));
         }
         // Calls with shorter periods forget the oldest entries, three or so
@@ -298,12 +311,13 @@ server_tests! {
         for oldest_kept in (3..1_000).step_by(3) {
             let period = (server_ms(&mut con) - times[oldest_kept - 1]).max(1).to_string();
             let call = ["RATE.LIMIT", "rate:window", "100000", &period, "SLIDING"];
-            assert_eq!(decide(&mut con, &call)[0], 0);
-            check(&mut con, &format!("entries from {oldest_kept} on"));
+            let (limited, _) = decide_and_check(&mut con, &call, &format!("entries from {oldest_kept} on"));
+            assert_eq!(limited, 0);
         }
         thread::sleep(Duration::from_millis(2));
-        assert_eq!(decide(&mut con, &["RATE.LIMIT", "rate:window", "100000", "1", "SLIDING"])[0], 0);
-        assert_eq!(check(&mut con, "one entry").len(), 13);
+        let call = ["RATE.LIMIT", "rate:window", "100000", "1", "SLIDING"];
+        let (limited, state) = decide_and_check(&mut con, &call, "one entry");
+        assert_eq!((limited, state.len()), (0, 13));
     }
 
     fn withrefill_appends_when_the_next_action_frees(flavor) {

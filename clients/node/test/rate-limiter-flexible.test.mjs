@@ -250,8 +250,7 @@ for (const flavor of flavors()) {
         });
 
         it('RateLimiterQueue: waiters are served first come first served across clients; tokens past the points and expiries refuse', async () => {
-          // 2 s windows: the order below holds as long as no step stalls for a whole window (with 1 s windows, one
-          // run with both cores busy served the third waiter a window late).
+          // 2 s windows: the three waiters below, 300 ms apart, all queue while the first window lasts.
           const limiterA = new RateLimiterRedis({ storeClient: client, points: 2, duration: 2, keyPrefix: `q${++n}` });
           const limiterB = new RateLimiterRedis({ storeClient: other, points: 2, duration: 2, keyPrefix: `q${n}` });
           const a = new RateLimiterQueue(limiterA);
@@ -265,10 +264,12 @@ for (const flavor of flavors()) {
           const second = module ? b : a;
           const started = Date.now();
           const waits = [];
+          // 300 ms apart: each call first tries once (`WAIT 1`), then queues; with both cores busy a first try and
+          // its queueing took over 30 ms once, and the second waiter queued ahead of the first.
           waits.push(a.removeTokens(2));
-          await sleep(30);
+          await sleep(300);
           waits.push(second.removeTokens(1));
-          await sleep(30);
+          await sleep(300);
           waits.push(a.removeTokens(1));
           assert.deepEqual(await Promise.all(waits), [0, 1, 0]);
           assert.ok(Date.now() - started >= 1900, 'the waiters waited for the windows');

@@ -24,6 +24,7 @@ const RESOLUTIONS = {
 
 describe('the package\'s types in an application', () => {
   let dir;
+  let packedLicence;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'recipes-types-'));
     const [report] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
@@ -32,6 +33,7 @@ describe('the package\'s types in an application', () => {
     mkdirSync(join(modules, 'redis-recipes'), { recursive: true });
     execFileSync('tar', ['-xzf', join(dir, report.filename), '-C', join(modules, 'redis-recipes'),
       '--strip-components=1']);
+    packedLicence = readFileSync(join(modules, 'redis-recipes', 'LICENSE'), 'utf8');
     // The declarations use Node's types (Buffer, events), as an application's @types/node gives them.
     symlinkSync(join(packageDir, 'node_modules', '@types'), join(modules, '@types'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true }));
@@ -47,6 +49,10 @@ describe('the package\'s types in an application', () => {
     writeFileSync(join(dir, 'app.ts'), lines.join('\n'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('carries the repository\'s LICENSE', () => {
+    assert.equal(packedLicence, readFileSync(join(packageDir, '..', '..', 'LICENSE'), 'utf8'));
+  });
 
   it('maps every subpath of the exports map in typesVersions, for moduleResolution node', () => {
     const mapped = pkg.typesVersions['*'];
