@@ -345,8 +345,19 @@ impl Server {
     /// Starts the stopped (or killed) server again on its port and data, and
     /// waits until the data is loaded.
     pub fn start_again(&mut self) {
+        // While it was down, its port was free: another test's server may
+        // have taken it (once in five clean runs). Then it starts on a new
+        // one, as `launch` does.
+        let mut started = self.spawn();
+        for _ in 0..4 {
+            if started {
+                break;
+            }
+            self.port = free_port();
+            started = self.spawn();
+        }
         assert!(
-            self.spawn(),
+            started,
             "{} did not restart; log:\n{}",
             self.flavor.name(),
             self.log()
