@@ -224,15 +224,19 @@ impl Server {
             module,
             child: None,
         };
-        // A free port can be taken by someone else before the server binds it;
-        // try a few.
-        for _ in 0..5 {
-            server.port = free_port();
-            if server.spawn() {
-                return server;
-            }
+        if server.spawn_on_free_ports(5) {
+            return server;
         }
         panic!("{} did not start; log:\n{}", flavor.name(), server.log());
+    }
+
+    /// Spawns the server on a free port, up to `tries` of them: a free port
+    /// can be taken by someone else before the server binds it.
+    fn spawn_on_free_ports(&mut self, tries: usize) -> bool {
+        (0..tries).any(|_| {
+            self.port = free_port();
+            self.spawn()
+        })
     }
 
     fn spawn(&mut self) -> bool {
@@ -346,18 +350,9 @@ impl Server {
     /// waits until the data is loaded.
     pub fn start_again(&mut self) {
         // While it was down, its port was free: another test's server may
-        // have taken it (once in five clean runs). Then it starts on a new
-        // one, as `launch` does.
-        let mut started = self.spawn();
-        for _ in 0..4 {
-            if started {
-                break;
-            }
-            self.port = free_port();
-            started = self.spawn();
-        }
+        // have taken it (once in five clean runs). Then it starts on a new one.
         assert!(
-            started,
+            self.spawn() || self.spawn_on_free_ports(4),
             "{} did not restart; log:\n{}",
             self.flavor.name(),
             self.log()
