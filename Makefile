@@ -168,7 +168,7 @@ stress: build redis8-deps ## the long attack runs and valgrind memcheck (bench/r
 fixtures: build ## write this release's upgrade fixtures (tests/fixtures/<version>/)
 	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
 	  RECIPES_FIXTURE_RELEASE=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) \
-	  $(CARGO) test --release --test upgrade write_fixtures -- --ignored --exact
+	  $(CARGO) test --release --test suites upgrade::write_fixtures -- --ignored --exact
 
 # Cargo.toml's [lints] (unsafe blocks documented, no unsafe call outside one)
 # hold for clippy too; the Python package: ruff (pyproject.toml) and mypy

@@ -5,8 +5,8 @@
 #   FUZZ_CALLS (default 200000): generated calls per server.
 #   HOSTILE_CALLS (default 200000): valid calls with hostile text, per server.
 #   MEMCHECK_TESTS (default: every suite in tests/ but those in
-#   MEMCHECK_SKIP): the test binaries run under valgrind. A new suite is in it
-#   without an edit here.
+#   MEMCHECK_SKIP): the suites whose valkey-server tests run under valgrind. A
+#   new suite is in it without an edit here.
 #   MEMCHECK_CALLS (default 2000): calls of each fuzzer under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,13 +15,12 @@ results=bench/results/stress.md
 work=$(mktemp -d)
 fuzz_calls=${FUZZ_CALLS:-200000}
 hostile_calls=${HOSTILE_CALLS:-200000}
-# Every suite but settings.rs, whose Valkey case crashes the server on purpose
-# (a server bug it records), which valgrind would count as errors.
 # Left out: settings.rs (its Valkey case crashes the server on purpose,
 # valkey-io/valkey#4630) and missing_servers.rs (it starts no server).
 memcheck_skip=" settings missing_servers "
 every_suite=$(for file in tests/*.rs; do
   suite=$(basename "$file" .rs)
+  [ "$suite" = suites ] && continue # the binary that holds them
   case "$memcheck_skip" in *" $suite "*) ;; *) printf '%s ' "$suite" ;; esac
 done)
 memcheck_tests=${MEMCHECK_TESTS:-$every_suite}
@@ -30,7 +29,7 @@ export RECIPES_MODULE=${RECIPES_MODULE:-$PWD/target/release/librecipes.so}
 : "${VALKEY_SERVER:?VALKEY_SERVER must name valkey-server}"
 
 echo "== attack suite, $fuzz_calls fuzzed and $hostile_calls hostile-text calls per server"
-FUZZ_CALLS=$fuzz_calls HOSTILE_CALLS=$hostile_calls cargo test --release --test hardening -- --nocapture --test-threads=2 2>&1 |
+FUZZ_CALLS=$fuzz_calls HOSTILE_CALLS=$hostile_calls cargo test --release --test suites -- hardening:: --nocapture --test-threads=2 2>&1 |
   tee "$work/hardening.out" | grep -E '^test |STRESS|panicked|test result'
 grep -q '^test result: ok' "$work/hardening.out"
 
@@ -42,13 +41,14 @@ exec valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kin
   --suppressions=$PWD/bench/valgrind.supp --num-callers=30 --log-file=$work/valgrind/memcheck-%p.log "$VALKEY_SERVER" "\$@"
 WRAPPER
 chmod +x "$work/valkey-server"
-tests=()
-for suite in $memcheck_tests; do tests+=(--test "$suite"); done
-# Only the valkey-server half of each test; timing-sensitive waits get the
-# slack valgrind needs from the harness's own timeouts.
+# Only the valkey-server half of each suite's tests; timing-sensitive waits get
+# the slack valgrind needs from the harness's own timeouts.
+suites=$(echo $memcheck_tests | tr ' ' '|')
+mapfile -t tests < <(cargo test --release --test suites -- --list --format terse 2>/dev/null |
+  sed -n 's/: test$//p' | grep -E "^($suites)::.*::valkey$")
 memcheck_status=0
 RECIPES_UNDER_VALGRIND=1 FUZZ_CALLS=$memcheck_calls HOSTILE_CALLS=$memcheck_calls VALKEY_SERVER="$work/valkey-server" REDIS_SERVER=/nonexistent REDIS8_SERVER=/nonexistent \
-  cargo test --release --no-fail-fast "${tests[@]}" valkey -- --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
+  cargo test --release --no-fail-fast --test suites -- --exact "${tests[@]}" --test-threads=2 >"$work/memcheck.out" 2>&1 || memcheck_status=$?
 grep -E '^test result|FAILED|panicked' "$work/memcheck.out" || true
 
 logs=("$work"/valgrind/memcheck-*.log)

@@ -2,7 +2,7 @@
 //! slug races and moves, nothing created by a miss, every error, replication,
 //! AOF, command metadata and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::sync::{Arc, Barrier};
 use std::thread;

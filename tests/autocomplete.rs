@@ -8,7 +8,7 @@
 //! `DUMP`/`RESTORE` bit-exact, hostile payloads, a loader that takes any
 //! order, `MEMORY USAGE`, keyspace events, metadata and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::thread;
 use std::time::{Duration, Instant};

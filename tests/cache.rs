@@ -2,7 +2,7 @@
 //! suffice), JSON checked, minified and projected, hashes written with their
 //! TTL, expiry, every error, replication and AOF.
 
-mod harness;
+use crate::harness;
 
 use harness::{
     arity, cmd, command_docs, digest, error, int, module_docs, ok, pttl, query, value, wait_until,

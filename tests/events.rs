@@ -4,7 +4,7 @@
 //! the events seen on the primary and on a replica across its lines are
 //! exactly those the table gives it.
 
-mod harness;
+use crate::harness;
 
 use std::collections::{BTreeMap, BTreeSet};
 

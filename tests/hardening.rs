@@ -9,7 +9,7 @@
 //! The fuzzers and the tests of lost writes print `STRESS <figure> <flavor>
 //! <value>` lines, which `bench/stress.sh` gathers into its report.
 
-mod harness;
+use crate::harness;
 
 use std::collections::{HashMap, HashSet};
 use std::io;

@@ -1,7 +1,7 @@
 //! IDGEN on real servers: replies, errors, concurrency, replication, AOF,
 //! command metadata, WATCH, notifications, client tracking and cluster.
 
-mod harness;
+use crate::harness;
 
 use std::collections::HashSet;
 

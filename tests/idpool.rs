@@ -2,7 +2,7 @@
 //! persistence (RDB, AOF, DUMP/RESTORE, hostile payloads), replication,
 //! COPY, MEMORY USAGE, events, command metadata and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

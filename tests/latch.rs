@@ -7,7 +7,7 @@
 //! count, on a replica), `INFO recipes`, replication (a TTL sent as an
 //! absolute time) and the AOF.
 
-mod harness;
+use crate::harness;
 
 use std::collections::BTreeSet;
 use std::thread;

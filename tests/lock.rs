@@ -2,7 +2,7 @@
 //! and its hand-offs, every error, mutual exclusion under contention,
 //! replication, AOF, command metadata and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -4,7 +4,7 @@
 //! a run never passes by testing nothing. Each case runs this test binary
 //! again with redis-server missing.
 
-mod harness;
+use crate::harness;
 
 use std::process::{Command, Output};
 
@@ -23,7 +23,7 @@ server_tests! {
 fn without_redis(env: &[(&str, &str)]) -> (Output, String) {
     let mut command = Command::new(std::env::current_exe().expect("the test binary"));
     command
-        .args(["a_server_answers::redis", "--exact", "--nocapture"])
+        .args(["missing_servers::a_server_answers::redis", "--exact", "--nocapture"])
         .env("REDIS_SERVER", "/nonexistent/redis-server")
         .env_remove("RECIPES_REQUIRE_SERVERS")
         .env_remove("CI")

@@ -3,7 +3,7 @@
 //! inside `INFO modules` and `INFO everything`), the
 //! module's version, and a load refused for a stray argument.
 
-mod harness;
+use crate::harness;
 
 use std::collections::HashMap;
 use std::thread;

@@ -4,7 +4,7 @@
 //! DUMP/RESTORE, hostile payloads), replication, COPY, MEMORY USAGE, command
 //! metadata and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

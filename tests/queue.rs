@@ -4,7 +4,7 @@
 //! `BLPOP` served, the keyspace events, `WATCH`, replication to a replica and
 //! the AOF.
 
-mod harness;
+use crate::harness;
 
 use harness::{
     arity, cmd, dataset, error, int, keyspace_events, query, show, value, Server, Value, Waiter,

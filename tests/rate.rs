@@ -4,7 +4,7 @@
 //! `RATE.FIXED` against each library's own script, its errors, its waits and
 //! its replication.
 
-mod harness;
+use crate::harness;
 
 use std::thread;
 use std::time::{Duration, Instant};

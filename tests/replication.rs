@@ -10,7 +10,7 @@
 //! a restart. A clock-dependent command sent verbatim would land on another
 //! expiry or lease end there, and the comparison would fail.
 
-mod harness;
+use crate::harness;
 
 use std::collections::BTreeSet;
 use std::thread;

@@ -7,7 +7,7 @@
 //! in RESP2 and RESP3, `INFO recipes`, replication, AOF and RDB, COPY,
 //! DUMP/RESTORE and hostile payloads, and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! lowered cap against keys stored under a higher one, and replicas and AOF
 //! replays that do what the primary accepted whatever their own settings.
 
-mod harness;
+use crate::harness;
 
 use std::fs;
 

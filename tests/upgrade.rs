@@ -9,7 +9,7 @@
 //! gave on loading its own files. The tests here load each file with this
 //! build and ask the same commands.
 
-mod harness;
+use crate::harness;
 
 use std::fs;
 use std::path::{Path, PathBuf};

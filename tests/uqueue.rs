@@ -4,7 +4,7 @@
 //! queue loaded in any order), replication, MEMORY USAGE, command metadata
 //! and cluster routing.
 
-mod harness;
+use crate::harness;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! waiter unblocked or killed at the moment of its hand-off, and waits that
 //! end leaving nothing behind.
 
-mod harness;
+use crate::harness;
 
 use std::thread::sleep;
 use std::time::{Duration, Instant};

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 pub use redis::{Connection, Value};
 
+#[macro_use]
 mod servers;
 #[allow(unused_imports)] // each suite uses some of the helpers
 pub use servers::*;
