@@ -127,13 +127,14 @@ python_tests() {
     --junitxml="$reports/$name.xml" --ignore-glob='*_suite.py' "$@"
 }
 
-# Node: $1 the client set (harness.mjs: current, ioredis 5 and node-redis 5; next, ioredis 6 and node-redis 6 on
-# RESP3), $2 the report's name. The files that say "Either client set" use none of the set's clients: they run with
+# Node: $1 the client set (clients/node/test/clients.mjs: current, ioredis 5 and node-redis 5; next, ioredis 6
+# and node-redis 6 on RESP3; others, the rest of the peer ranges), $2 the report's name, $3 the servers when not
+# every one (RECIPES_FLAVORS). The files that say "Either client set" use none of the set's clients: they run with
 # the current set only.
 node_tests() {
   local files=
   [ "$1" = current ] || files=$(cd clients/node && grep -L '^// Either client set:' test/*.test.mjs | tr '\n' ' ')
-  (cd clients/node && RECIPES_NODE_CLIENTS=$1 RECIPES_NODE_TEST_FILES=$files RECIPES_NODE_TEST_OPTIONS="--test-reporter=spec \
+  (cd clients/node && RECIPES_FLAVORS=${3:-${RECIPES_FLAVORS:-}} RECIPES_NODE_CLIENTS=$1 RECIPES_NODE_TEST_FILES=$files RECIPES_NODE_TEST_OPTIONS="--test-reporter=spec \
     --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=$reports/$2.xml" npm test)
 }
 
@@ -141,6 +142,8 @@ node_tests_both() {
   local status=0
   node_tests current node || status=1
   node_tests next node-next || status=1
+  # The other client versions on Redis 7.0 alone: what they change is how the client reads replies, not the server.
+  node_tests others node-others redis || status=1
   return $status
 }
 
@@ -162,7 +165,7 @@ else
   # newest (the package's mypy check, which `make lint` and the newest run make).
   oldest=(--deselect tests/test_typing.py::test_the_package_passes_mypy_strict)
   start python-oldest python_tests "${OLDEST_PYTHON:?}" python-oldest 'not alone' "${oldest[@]}"
-  # The two client sets one after the other: side by side, with the rest of the run, some files' servers did not
+  # The client sets one after the other: side by side, with the rest of the run, some files' servers did not
   # start in time.
   start node node_tests_both
   finish || status=1

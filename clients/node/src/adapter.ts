@@ -500,7 +500,7 @@ Promise<Dedicated> {
   return {
     node,
     id: 0,
-    send: (args) => dedicated.sendCommand(args.map(String)),
+    send: (args) => dedicated.sendCommand(args.map(String), exactDoubles(dedicated)),
     destroy: () => {
       try {
         // node-redis 4's disconnect() answers a promise, rejected when the client is closed already.
@@ -522,6 +522,15 @@ function asStrings(args: Arg[]): (string | Buffer)[] {
   return args.map((a) => (Buffer.isBuffer(a) ? a : String(a)));
 }
 
+/**
+ * node-redis 5's RESP3 reader computes a double digit by digit (0.30000000000000004 comes back 0.3000000000000001):
+ * doubles are asked as their text (the client's own type mapping kept), which reads back exactly, as under RESP2 and
+ * ioredis. node-redis 4 has no type mapping and ignores the option.
+ */
+function exactDoubles(client: AnyClient): { typeMapping: Record<number, unknown> } {
+  return { typeMapping: { ...(client._commandOptions?.typeMapping ?? {}), 44: String } };
+}
+
 class NodeRedisSingle extends Base {
   readonly cluster = false;
   constructor(private readonly client: AnyClient) {
@@ -530,7 +539,7 @@ class NodeRedisSingle extends Base {
     this.follow(client, 'end');
   }
   send(args: Arg[]): Promise<Reply> {
-    return this.client.sendCommand(asStrings(args));
+    return this.client.sendCommand(asStrings(args), exactDoubles(this.client));
   }
   protected nodeOf(): string {
     return 'single';
@@ -554,7 +563,7 @@ class NodeRedisCluster extends Base {
   }
   send(args: Arg[], keyAt = 1): Promise<Reply> {
     const key = keyAt >= 0 && args.length > keyAt ? String(args[keyAt]) : undefined;
-    return this.client.sendCommand(key, false, asStrings(args));
+    return this.client.sendCommand(key, false, asStrings(args), exactDoubles(this.client));
   }
   private master(key: Arg): AnyClient {
     return this.client.getSlotMaster(keySlot(key));

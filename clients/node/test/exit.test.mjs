@@ -1,14 +1,14 @@
 // A process that waited exits by itself once it closes its clients, as it would with the original libraries: the
 // connections of its own that waits use follow the application's client (they close when it quits) and, while
-// idle, never keep the process alive. Each kind of client (the run's ioredis and node-redis, and node-redis 4, each
-// as a client and as a cluster) runs, in a child process, every class and drop-in that waits, with a wait granted,
+// idle, never keep the process alive. Each kind of client of the run (tests/clients.mjs), as a client and as a
+// cluster, runs, in a child process, every class and drop-in that waits, with a wait granted,
 // one timed out and one aborted (test/fixtures/waiter.mjs); the child must then end by itself, within a second of
 // closing its clients (quit()/close() after a granted or aborted wait, disconnect()/destroy() after a timed-out one).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { flavors, startServer, startCluster, GENERATION } from './harness.mjs';
+import { flavors, startServer, startCluster, KINDS as CLIENT_KINDS } from './harness.mjs';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/waiter.mjs', import.meta.url));
 const NODE_TEST = fileURLToPath(new URL('./fixtures/waited-under-node-test.mjs', import.meta.url));
@@ -18,9 +18,8 @@ const OUTCOMES = ['granted', 'timeout', 'abort'];
 // is far above a slow exit with both cores busy. Without the fix it never ends (a connection of its own stays
 // open); it is killed when it has not ended within BOUND of its start, far above a slow run of its steps.
 const EXIT = 1000;
-// The run's ioredis and node-redis (RECIPES_NODE_CLIENTS), and node-redis 4 with the current set (the next set
-// leaves it out: it is the same package in both).
-const KINDS = ['ioredis', ...(GENERATION === 'current' ? ['node-redis4'] : []), 'node-redis'];
+// The kinds of the run's client set (RECIPES_NODE_CLIENTS).
+const KINDS = Object.keys(CLIENT_KINDS);
 const BOUND = 30000;
 
 /**

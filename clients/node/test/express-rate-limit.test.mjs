@@ -11,12 +11,12 @@ import { RedisStore as StockStore } from 'rate-limit-redis';
 import { rateLimit } from 'express-rate-limit';
 import express from 'express';
 import { RedisStore } from '../dist/express-rate-limit.js';
-import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, startCluster, CLIENTS, CLUSTER_CLIENTS, closeClient, raw, familyOf } from './harness.mjs';
 
 const MARGIN = 250; // ms between the two TTLs and times (the machine may be busy: the suites run side by side)
 
 function sendCommandOf(kind, client) {
-  return kind === 'ioredis'
+  return familyOf(kind) === 'ioredis'
     ? (command, ...args) => client.call(command, ...args)
     : (...args) => client.sendCommand(args);
 }

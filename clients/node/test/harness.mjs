@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { launch } from './servers.mjs';
-import { GENERATIONS, GENERATION } from './clients.mjs';
+import { KINDS, familyOf } from './clients.mjs';
 
 const FLAVORS = [
   ['redis', 'Redis 7.0', 'REDIS_SERVER'],
@@ -93,56 +93,72 @@ export async function startCluster(path) {
   };
 }
 
-export { GENERATIONS, GENERATION } from './clients.mjs';
-const [IOREDIS, IOREDIS_OPTIONS] = GENERATIONS[GENERATION].ioredis;
-const [NODE_REDIS, NODE_REDIS_OPTIONS] = GENERATIONS[GENERATION]['node-redis'];
+export { GENERATIONS, GENERATION, KINDS, familyOf, speaksResp3 } from './clients.mjs';
 
-/** The client packages of the run: { ioredis, 'node-redis' }, each the module as `import()` gives it. */
+/** The client packages of the run: { kind: the package as `import()` gives it }. */
 export async function clientPackages() {
-  return { ioredis: await import(IOREDIS), 'node-redis': await import(NODE_REDIS) };
+  const packages = {};
+  for (const [kind, [name]] of Object.entries(KINDS)) packages[kind] = await import(name);
+  return packages;
 }
 
 /** The class a server error is an instance of, for each kind of the run's clients. */
 export async function replyErrorClasses() {
-  const packages = await clientPackages();
-  return { ioredis: packages.ioredis.default.ReplyError, 'node-redis': packages['node-redis'].ErrorReply };
+  const classes = {};
+  for (const [kind, pkg] of Object.entries(await clientPackages())) {
+    classes[kind] = familyOf(kind) === 'ioredis' ? pkg.default.ReplyError : pkg.ErrorReply;
+  }
+  return classes;
 }
 
-/** The two clients, each a factory of a connected client to `server`, and its closer. */
-export const CLIENTS = {
-  async ioredis(server, options = {}) {
-    const { default: Redis } = await import(IOREDIS);
-    const client = new Redis({ port: server.port, host: server.host, lazyConnect: true, ...IOREDIS_OPTIONS, ...options });
-    await client.connect();
-    return client;
-  },
-  async 'node-redis'(server, options = {}) {
-    const { createClient } = await import(NODE_REDIS);
-    const client = createClient({ url: server.url, ...NODE_REDIS_OPTIONS, ...options });
+/** A factory of connected clients of `kind` to a server: (server, options) => client. */
+function clientOf(kind) {
+  const [name, defaults] = KINDS[kind];
+  if (familyOf(kind) === 'ioredis') {
+    return async (server, options = {}) => {
+      const { default: Redis } = await import(name);
+      const client = new Redis({ port: server.port, host: server.host, lazyConnect: true, ...defaults, ...options });
+      await client.connect();
+      return client;
+    };
+  }
+  return async (server, options = {}) => {
+    const { createClient } = await import(name);
+    const client = createClient({ url: server.url, ...defaults, ...options });
     client.on('error', () => undefined);
     await client.connect();
     return client;
-  },
-};
+  };
+}
 
-export const CLUSTER_CLIENTS = {
-  async ioredis(cluster) {
-    const { Cluster } = await import(IOREDIS);
-    const client = new Cluster(cluster.nodes.map((n) => ({ host: n.host, port: n.port })), { redisOptions: IOREDIS_OPTIONS });
-    await new Promise((resolve, reject) => {
-      client.once('ready', resolve);
-      client.once('error', reject);
-    });
-    return client;
-  },
-  async 'node-redis'(cluster) {
-    const { createCluster } = await import(NODE_REDIS);
-    const client = createCluster({ rootNodes: cluster.nodes.map((n) => ({ url: n.url })), defaults: NODE_REDIS_OPTIONS, ...NODE_REDIS_OPTIONS });
+/** A factory of connected cluster clients of `kind` to a cluster of startCluster: (cluster) => client. */
+function clusterClientOf(kind) {
+  const [name, defaults] = KINDS[kind];
+  if (familyOf(kind) === 'ioredis') {
+    return async (cluster) => {
+      const { Cluster } = await import(name);
+      const client = new Cluster(cluster.nodes.map((n) => ({ host: n.host, port: n.port })), { redisOptions: defaults });
+      await new Promise((resolve, reject) => {
+        client.once('ready', resolve);
+        client.once('error', reject);
+      });
+      return client;
+    };
+  }
+  return async (cluster) => {
+    const { createCluster } = await import(name);
+    const client = createCluster({ rootNodes: cluster.nodes.map((n) => ({ url: n.url })), defaults, ...defaults });
     client.on('error', () => undefined);
     await client.connect();
     return client;
-  },
-};
+  };
+}
+
+/** The run's kinds of client, each a factory of a connected client (`CLIENTS.ioredis(server, options)`). */
+export const CLIENTS = Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, clientOf(kind)]));
+
+/** The run's kinds of client as cluster clients (ioredis `Cluster`, node-redis `createCluster`). */
+export const CLUSTER_CLIENTS = Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, clusterClientOf(kind)]));
 
 /** Closes a client of either kind. */
 export async function closeClient(client) {

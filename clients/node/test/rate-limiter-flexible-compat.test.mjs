@@ -12,11 +12,9 @@ import { RateLimiterRedis, RateLimiterQueue, RecipeError, connectionOf } from '.
 import { FastifyRateLimitStore } from '../dist/fastify-rate-limit.js';
 import { RedisStore } from '../dist/express-rate-limit.js';
 import { RedisStore as StockStore } from 'rate-limit-redis';
-import { flavors, startServer, CLIENTS, closeClient, raw, clientPackages } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw, replyErrorClasses, familyOf } from './harness.mjs';
 
-const packages = await clientPackages();
-const Redis = packages.ioredis.default;
-const { ErrorReply } = packages['node-redis'];
+const errorClasses = await replyErrorClasses();
 
 /** `{ resolved }` or `{ rejected }`: a RateLimiterRes as its fields, an error as its class and message. */
 async function settle(promise) {
@@ -124,12 +122,12 @@ describe('rate-limiter-flexible drop-in: internals, the queue and errors, agains
           await server.stop();
         });
 
-        for (const [kind, make] of Object.entries(CLIENTS)) {
+        for (const [index, [kind, make]] of Object.entries(CLIENTS).entries()) {
           describe(kind, { concurrency: 1 }, () => {
             let client;
             let n = 0;
-            const tag = kind[0]; // the two clients' keys apart on their server
-            const clientErrorClass = kind === 'ioredis' ? Redis.ReplyError : ErrorReply;
+            const tag = index; // the kinds' keys apart on their server
+            const clientErrorClass = errorClasses[kind];
             before(async () => {
               client = await make(server);
             });
@@ -142,7 +140,7 @@ describe('rate-limiter-flexible drop-in: internals, the queue and errors, agains
             function pair(options, extend = (Base) => Base) {
               n += 1;
               const common = { storeClient: client, ...options };
-              if (kind === 'node-redis') common.useRedisPackage = true;
+              if (familyOf(kind) === 'node-redis') common.useRedisPackage = true;
               const Theirs = extend(stock.RateLimiterRedis);
               const Ours = extend(RateLimiterRedis);
               return [new Theirs({ ...common, keyPrefix: `s${tag}${n}` }), new Ours({ ...common, keyPrefix: `o${tag}${n}` }), `${tag}${n}`];
@@ -274,7 +272,7 @@ describe('rate-limiter-flexible drop-in: internals, the queue and errors, agains
               // an ErrorReply.
               assert.ok(error instanceof clientErrorClass && !(error instanceof RecipeError), `fastify: ${error?.constructor?.name}`);
               assert.match(error.message, /^WRONGTYPE /);
-              const sendCommand = kind === 'ioredis' ? (command, ...args) => client.call(command, ...args) : (...args) => client.sendCommand(args);
+              const sendCommand = familyOf(kind) === 'ioredis' ? (command, ...args) => client.call(command, ...args) : (...args) => client.sendCommand(args);
               const [theirs, ours] = [new StockStore({ sendCommand, prefix: `es${i}:` }), new RedisStore({ sendCommand, prefix: `eo${i}:` })];
               for (const s of [theirs, ours]) await s.init({ windowMs: 1000 });
               // rate-limit-redis replaces a key of another type that has no TTL by a counter; with a TTL, its INCR fails.

@@ -11,7 +11,7 @@ import * as stock from 'rate-limiter-flexible';
 import {
   RateLimiterRedis, RateLimiterRes, RateLimiterQueue, RateLimiterUnion, RateLimiterQueueError, connectionOf,
 } from '../dist/index.js';
-import { flavors, startServer, CLIENTS, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, closeClient, raw, familyOf } from './harness.mjs';
 import { onEachCluster } from './matrix.mjs';
 
 // ms between the two TTLs and times: the stock and our call of a step are sent at once, and on a machine whose two
@@ -86,7 +86,7 @@ for (const flavor of flavors()) {
         function pair(options) {
           n += 1;
           const common = { storeClient: client, ...options };
-          if (kind === 'node-redis') common.useRedisPackage = true;
+          if (familyOf(kind) === 'node-redis') common.useRedisPackage = true;
           const theirs = new stock.RateLimiterRedis({ ...common, keyPrefix: `stock${n}` });
           const ours = new RateLimiterRedis({ ...common, keyPrefix: `ours${n}` });
           return [theirs, ours, n];
@@ -177,7 +177,7 @@ for (const flavor of flavors()) {
           ]);
           await compare({ points: 3, duration: 0 }, [['consume', 'k'], ['penalty', 'k', 3], ['get', 'k'], ['reward', 'k']]);
           await compare({ points: 3, duration: 0.5 }, [['consume', 'k'], ['consume', 'k']]);
-          const theirs = new stock.RateLimiterRedis({ storeClient: client, points: 1, duration: 5, keyPrefix: '', ...(kind === 'node-redis' ? { useRedisPackage: true } : {}) });
+          const theirs = new stock.RateLimiterRedis({ storeClient: client, points: 1, duration: 5, keyPrefix: '', ...(familyOf(kind) === 'node-redis' ? { useRedisPackage: true } : {}) });
           const ours = new RateLimiterRedis({ storeClient: client, points: 1, duration: 5, keyPrefix: '' });
           near(shape(await ours.consume('bare:ours')), shape(await theirs.consume('bare:stock')), 'consume');
           assert.equal(ours.getKey('x'), theirs.getKey('x'));
@@ -218,7 +218,7 @@ for (const flavor of flavors()) {
         it('insuranceLimiter takes over when the store fails; rejectIfRedisNotReady refuses at once', async () => {
           const broken = await make(server);
           await closeClient(broken);
-          const options = { points: 2, duration: 5, rejectIfRedisNotReady: true, ...(kind === 'node-redis' ? { useRedisPackage: true } : {}) };
+          const options = { points: 2, duration: 5, rejectIfRedisNotReady: true, ...(familyOf(kind) === 'node-redis' ? { useRedisPackage: true } : {}) };
           const theirs = new stock.RateLimiterRedis({ storeClient: broken, ...options, insuranceLimiter: new stock.RateLimiterMemory({ points: 1, duration: 5 }) });
           const ours = new RateLimiterRedis({ storeClient: broken, ...options, insuranceLimiter: new stock.RateLimiterMemory({ points: 1, duration: 5 }) });
           for (const step of [['consume', 'k'], ['consume', 'k'], ['get', 'k'], ['penalty', 'k'], ['reward', 'k'], ['set', 'k', 1, 3], ['block', 'k', 2], ['delete', 'k'], ['get', 'k']]) {

@@ -1,15 +1,17 @@
 // The classes that read maps (RATE.LIMIT, the INFO commands, POOL.HOLDERS) answer the same when the client speaks
 // RESP3, where the server answers them as maps and doubles: node-redis asked for it (5 and 6), and ioredis 6, which
-// speaks it by default and hands a map over as a flat [name, value, …] array (RECIPES_NODE_CLIENTS=next).
+// speaks it by default and hands a map over as a flat [name, value, …] array (RECIPES_NODE_CLIENTS=next, others).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   RateLimiter, IdPool, ResourcePool, ReadWriteLock, AutoComplete, CountDownLatch, connectionOf,
 } from '../dist/index.js';
-import { flavors, startServer, CLIENTS, GENERATION, closeClient, raw } from './harness.mjs';
+import { flavors, startServer, CLIENTS, GENERATION, closeClient, raw, speaksResp3 } from './harness.mjs';
 
-// The kinds of the run that speak RESP3, with the options that ask for it.
-const RESP3 = { 'node-redis': { RESP: 3 }, ...(GENERATION === 'next' ? { ioredis: {} } : {}) };
+// The kinds of the run that speak RESP3 (tests/clients.mjs), and node-redis 5 asked for it in the current set: each
+// with the options that ask for it.
+const RESP3 = Object.fromEntries(Object.keys(CLIENTS).filter(speaksResp3).map((kind) => [kind, {}]));
+if (GENERATION === 'current') RESP3['node-redis'] = { RESP: 3 };
 
 for (const flavor of flavors()) for (const [kind, options] of Object.entries(RESP3)) {
   describe(`RESP3 replies on ${flavor.name} with ${kind} (${GENERATION})`, () => {
@@ -47,6 +49,8 @@ for (const flavor of flavors()) for (const [kind, options] of Object.entries(RES
       const ac = new AutoComplete(client, 's');
       await ac.feed('ab', 2.5);
       assert.equal(await ac.weight('ab'), 2.5);
+      await ac.feed('cd', 0.1 + 0.2); // node-redis 5's RESP3 reader would give 0.3000000000000001
+      assert.equal(await ac.weight('cd'), 0.1 + 0.2, 'a double read back exactly');
       assert.deepEqual(await ac.hint('a'), ['ab']);
       assert.equal(await new CountDownLatch(client, 'l').wait({ timeout: 100 }), true);
     });
