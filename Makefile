@@ -27,7 +27,7 @@ OLDEST_VENV := .venv-oldest
 NEXTEST_VERSION := 0.9.143
 PYTEST_XDIST := pytest-xdist==3.8.0
 
-.PHONY: help deps redis8-deps node-deps node-build node-build-only build module module-and-tests redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
+.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -86,11 +86,11 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 # missing fails the run (a plain `cargo test` or `pytest` skips its tests
 # instead).
 test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites
-	@$(MAKE) --no-print-directory -j6 module-and-tests redis8 node-build-only oldest-venv-only newest-python nextest
+	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest
 	redis8=$(redis8_server) && $(test_env) && OLDEST_PYTHON=$(OLDEST_VENV)/bin/python bash tests/run.sh full
 
 check: deps node-deps ## the loop while writing code (5 minutes): lints, unit tests, the Rust suites, the Python and Node packages, on Valkey only
-	@$(MAKE) --no-print-directory -j4 module-and-tests node-build-only newest-python nextest
+	@$(MAKE) --no-print-directory -j4 module node-build-only newest-python nextest
 	@$(MAKE) --no-print-directory lint-only
 	$(test_env) && bash tests/run.sh check
 
@@ -98,12 +98,6 @@ test-deps: deps redis8-deps node-deps
 
 module:
 	$(CARGO) build --release
-
-# The module and the Rust test binaries in one cargo run, while the other
-# builds and installs wait on the network: the tests' part then starts with
-# nothing to compile (cargo nextest finds them fresh).
-module-and-tests:
-	$(CARGO) build --release --lib --tests
 
 redis8:
 	@bash tests/servers/redis8.sh >/dev/null
