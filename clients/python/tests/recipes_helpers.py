@@ -50,3 +50,12 @@ def start(clients: Clients, call: Callable[[], Any]) -> "asyncio.Future[Any]":
 def commands(plain: redis.Redis, name: str) -> int:
     """How many times the server ran command ``name``."""
     return int(plain.info("commandstats").get(f"cmdstat_{name}", {}).get("calls", 0))
+
+
+async def until(condition: Callable[[], bool], seconds: float = 5, what: str = "condition") -> None:
+    """Returns once ``condition()`` holds, looking every 10 ms; fails after
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} not reached in {seconds:g} s"
+        await asyncio.sleep(0.01)

@@ -14,7 +14,7 @@ import pytest
 import redis
 import redis.asyncio
 from conftest import Book, Server, aclose, value
-from recipes_helpers import same
+from recipes_helpers import same, until
 
 import redis_recipes
 import redis_recipes._core
@@ -73,10 +73,8 @@ async def parked(plain: Any, key: str, name: str) -> None:
     """Returns once the client named ``name`` waits in the server that
     serves ``key`` (its ``CLIENT LIST`` line flagged ``b``)."""
     node = plain.get_redis_connection(plain.get_node_from_key(key)) if isinstance(plain, redis.RedisCluster) else plain
-    deadline = time.monotonic() + 5
-    while not any(c["name"] == name and "b" in c["flags"] for c in node.client_list()):
-        assert time.monotonic() < deadline, f"{name} is not waiting 5 s after its call"
-        await asyncio.sleep(0.02)
+    await until(lambda: any(c["name"] == name and "b" in c["flags"] for c in node.client_list()),
+                what=f"{name} waiting")
 
 
 async def keeps_its_place(family: Family, mode: str, plain: Any, new_client: Callable[..., Any], key: str) -> None:

@@ -17,6 +17,7 @@ import redis.asyncio
 import redis.asyncio.lock
 import redis.lock
 from conftest import FLAVORS, MODULE, Server, aclose
+from recipes_helpers import until
 from redis.exceptions import LockError, LockNotOwnedError
 
 from redis_recipes._core import FOREVER
@@ -71,13 +72,6 @@ def lock_info(client: redis.Redis) -> Dict[str, int]:
     info = client.info("recipes")
     return {name: info[name] for name in
             ("recipes_lock_waits", "recipes_lock_waits_timed_out", "recipes_clients_waiting")}
-
-
-async def until(condition: Callable[[], bool], seconds: float = 5) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached"
-        await asyncio.sleep(0.01)
 
 
 # ---- the same keys as redis-py's lock ---------------------------------------
