@@ -8,7 +8,7 @@ MODULE := $(CURDIR)/target/release/librecipes.so
 APT_PACKAGES := redis-server redis-tools libclang-dev
 STRESS_PACKAGES := valgrind
 # What building Redis 8.6 from source needs (tests/servers/redis8.sh).
-REDIS8_PACKAGES := build-essential pkg-config
+REDIS8_PACKAGES := build-essential pkg-config patch xz-utils libjemalloc-dev
 # Redis 8.6.3, built once into .servers/; REDIS8_SERVER=/path/to/redis-server
 # points the suite at another build instead.
 redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
