@@ -43,17 +43,25 @@ export async function answeringPid(port) {
       }
     });
     socket.on('error', () => resolve(null));
+    // A peer that closes or stays silent is not ours answering (yet): ask again.
+    socket.on('close', () => resolve(null));
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(null);
+    });
   });
 }
 
 /**
  * Starts `path` on a free port in a directory of its own: with `module` (a path; default RECIPES_MODULE; false for
  * none) and `args` added to its command line, run under `wrap(dir)` (a command and its arguments, e.g. `nice`,
- * valgrind; none by default). Waits up to `waitMs` for it to answer. Returns { port, host, url, dir, child, stop() },
- * `stop` sending `signal` (default SIGKILL) and removing the directory.
+ * valgrind; none by default). Waits up to `waitMs` for it to answer (20 s, as the Rust and Python harnesses: a
+ * server answers in milliseconds on a quiet machine; beside the rest of `make test`, one once took over 5 s).
+ * Returns { port, host, url, dir, child, stop() }, `stop` sending `signal` (default SIGKILL) and removing the
+ * directory.
  */
 export async function launch(path, {
-  module = process.env.RECIPES_MODULE, args = [], wrap = () => [], signal = 'SIGKILL', waitMs = 5000,
+  module = process.env.RECIPES_MODULE, args = [], wrap = () => [], signal = 'SIGKILL', waitMs = 20000,
 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'recipes-node-'));
   // A free port can be taken by another test's server before ours binds it (ours then exits): try a few.
