@@ -1,6 +1,8 @@
 """Summarises the JUnit reports of a test run (tests/run.sh writes them to
 target/test-reports/): each part's and suite's total time and test count,
-and the slowest tests. Usage: python3 tests/timings.py REPORTS_DIR [N]."""
+the slowest tests, and last (where a CI log's tail shows them) the tests that
+failed, each with its message's first lines. Usage: python3 tests/timings.py
+REPORTS_DIR [N]."""
 
 import sys
 import xml.etree.ElementTree as ET
@@ -9,14 +11,30 @@ from pathlib import Path
 
 
 def cases(report: Path):
-    """(suite, test, seconds) of every test case of one JUnit report."""
-    for case in ET.parse(report).iter("testcase"):
-        suite = case.get("classname") or case.get("file") or "?"
-        name = case.get("name") or "?"
-        if suite.endswith("::suites"):  # the Rust suites' one binary: a suite is a test's first module
-            suite = f"{suite}::{name.split('::')[0]}"
-            name = name.split("::", 1)[-1]
-        yield suite, name, float(case.get("time") or 0)
+    """(suite, test, seconds, failure) of every test case of one JUnit report;
+    failure is None or the first lines of what the test's failure says."""
+    for testsuite in ET.parse(report).iter("testsuite"):
+        for case in testsuite.findall("testcase"):
+            yield case_row(testsuite, case)
+
+
+def case_row(testsuite: ET.Element, case: ET.Element):
+    suite = case.get("classname") or case.get("file") or "?"
+    if suite == "test":  # Node's reporter: the describe block is the suite
+        suite = testsuite.get("name") or suite
+    name = case.get("name") or "?"
+    if suite.endswith("::suites"):  # the Rust suites' one binary: a suite is a test's first module
+        suite = f"{suite}::{name.split('::')[0]}"
+        name = name.split("::", 1)[-1]
+    failure = None
+    for element in case.findall("failure") + case.findall("error"):
+        said = f"{element.get('message') or ''}\n{element.text or ''}"
+        lines = [line.strip()[:200] for line in said.splitlines() if line.strip()]
+        failure = " / ".join(lines[:FAILURE_LINES]) or element.tag
+    return suite, name, float(case.get("time") or 0), failure
+
+
+FAILURE_LINES = 4
 
 
 def main() -> None:
@@ -29,7 +47,7 @@ def main() -> None:
         except ET.ParseError as error:
             print(f"(unreadable report {report.name}: {error})")
     totals = defaultdict(lambda: [0.0, 0])
-    for part, suite, _, seconds in rows:
+    for part, suite, _, seconds, _ in rows:
         for key in ((part, ""), (part, suite)):
             totals[key][0] += seconds
             totals[key][1] += 1
@@ -42,8 +60,14 @@ def main() -> None:
     print()
     print("| part | test | seconds |")
     print("|---|---|---:|")
-    for part, suite, name, seconds in sorted(rows, key=lambda row: -row[3])[:slowest]:
+    for part, suite, name, seconds, _ in sorted(rows, key=lambda row: -row[3])[:slowest]:
         print(f"| {part} | {suite} {name} | {seconds:.1f} |")
+    failed = [row for row in rows if row[4] is not None]
+    if failed:
+        print()
+        print(f"{len(failed)} tests failed:")
+        for part, suite, name, _, failure in failed[:20]:
+            print(f"- {part}: {suite} {name}: {failure}")
 
 
 if __name__ == "__main__":

@@ -97,7 +97,11 @@ for (const flavor of flavors()) {
           return [theirs, ours, n];
         }
 
-        /** Runs each step on both limiters and compares the outcomes and what is stored under the key. */
+        /**
+         * Runs each step on both limiters and compares the outcomes and what is stored under the key. The steps' windows
+         * and blocks last tens of seconds, as nothing here waits for one to end: with both cores busy a 5 s window once
+         * ended between the two limiters' reads (the stock key gone, ours not yet).
+         */
         async function compare(options, steps, key = 'k') {
           const [theirs, ours, i] = pair(options);
           // The longest a step's two calls took so far: each limiter's window or block began within such a span.
@@ -120,7 +124,7 @@ for (const flavor of flavors()) {
         }
 
         it('consume: within points resolves, past them rejects a RateLimiterRes; the counter and TTL as stored by the original', async () => {
-          await compare({ points: 3, duration: 5 }, [
+          await compare({ points: 3, duration: 50 }, [
             ['consume', 'k'], ['consume', 'k', 2], ['consume', 'k'], ['consume', 'k', 3], ['get', 'k'],
             ['penalty', 'k', 2], ['reward', 'k', 4], ['get', 'k'], ['get', 'absent'], ['consume', 'k', '2'],
             ['consume', 'k', 1.5], ['consume', 'k', '0'], ['consume', 'k', '-1'], ['delete', 'k'], ['delete', 'k'],
@@ -132,36 +136,36 @@ for (const flavor of flavors()) {
         });
 
         it('set and block: a counter for a duration (0: none; negative: the limiter\'s), a block past the points', async () => {
-          await compare({ points: 2, duration: 4 }, [
-            ['set', 'k', 5, 10], ['get', 'k'], ['consume', 'k'], ['set', 'k', 1, 0], ['get', 'k'], ['consume', 'k'],
-            ['set', 'k', 0, -1], ['block', 'k', 7], ['consume', 'k'], ['get', 'k'], ['block', 'k', 0], ['get', 'k'],
+          await compare({ points: 2, duration: 40 }, [
+            ['set', 'k', 5, 100], ['get', 'k'], ['consume', 'k'], ['set', 'k', 1, 0], ['get', 'k'], ['consume', 'k'],
+            ['set', 'k', 0, -1], ['block', 'k', 70], ['consume', 'k'], ['get', 'k'], ['block', 'k', 0], ['get', 'k'],
           ]);
         });
 
         it('blockDuration: the call that first goes past the points blocks the key for blockDuration seconds', async () => {
-          await compare({ points: 2, duration: 3, blockDuration: 9 }, [
+          await compare({ points: 2, duration: 30, blockDuration: 90 }, [
             ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['get', 'k'], ['penalty', 'k'],
           ]);
-          await compare({ points: 2, duration: 3, blockDuration: 9 }, [['consume', 'k', 5], ['consume', 'k']]);
+          await compare({ points: 2, duration: 30, blockDuration: 90 }, [['consume', 'k', 5], ['consume', 'k']]);
           // A block under a second: the original stores the counter with no TTL (its SET without EX).
-          await compare({ points: 1, duration: 3, blockDuration: 0.5 }, [['consume', 'k'], ['consume', 'k'], ['consume', 'k']]);
+          await compare({ points: 1, duration: 30, blockDuration: 0.5 }, [['consume', 'k'], ['consume', 'k'], ['consume', 'k']]);
         });
 
         it('blockOnConsumed: the block starts at its own threshold', async () => {
-          await compare({ points: 2, duration: 3, blockDuration: 8, blockOnConsumed: 4 }, [
+          await compare({ points: 2, duration: 30, blockDuration: 80, blockOnConsumed: 4 }, [
             ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['get', 'k'],
           ]);
         });
 
         it('inMemoryBlockOnConsumed: keys past it are refused without a call, for inMemoryBlockDuration or the window', async () => {
-          const [theirs, ours] = await compare({ points: 2, duration: 3, inMemoryBlockOnConsumed: 3, inMemoryBlockDuration: 2 }, [
+          const [theirs, ours] = await compare({ points: 2, duration: 30, inMemoryBlockOnConsumed: 3, inMemoryBlockDuration: 20 }, [
             ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['penalty', 'k'], ['get', 'k'],
           ]);
           near(ours.getInMemoryBlockMsBeforeExpire(ours.getKey('k')), theirs.getInMemoryBlockMsBeforeExpire(theirs.getKey('k')), 'msBeforeNext');
-          await compare({ points: 2, duration: 3, inMemoryBlockOnConsumed: 2 }, [
+          await compare({ points: 2, duration: 30, inMemoryBlockOnConsumed: 2 }, [
             ['consume', 'k'], ['consume', 'k'], ['consume', 'k'], ['delete', 'k'], ['consume', 'k'],
           ]);
-          await compare({ points: 1, duration: 3, inMemoryBlockOnConsumed: 2, blockDuration: 5 }, [
+          await compare({ points: 1, duration: 30, inMemoryBlockOnConsumed: 2, blockDuration: 50 }, [
             ['consume', 'k'], ['consume', 'k'], ['consume', 'k'],
           ]);
         });
@@ -182,7 +186,7 @@ for (const flavor of flavors()) {
         });
 
         it('customDuration, duration 0 (no expiry) and an empty keyPrefix', async () => {
-          await compare({ points: 3, duration: 5 }, [
+          await compare({ points: 3, duration: 50 }, [
             ['consume', 'k', 1, { customDuration: 2 }], ['consume', 'k', 1, { customDuration: 9 }], ['get', 'k'],
           ]);
           await compare({ points: 3, duration: 0 }, [['consume', 'k'], ['penalty', 'k', 3], ['get', 'k'], ['reward', 'k']]);
