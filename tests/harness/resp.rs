@@ -42,7 +42,14 @@ impl Reply {
 
 pub struct Client {
     stream: BufReader<TcpStream>,
+    /// The socket's read timeout as last set: set again only when it
+    /// changes (a system call each time, and `read` runs once per item of
+    /// an array).
+    timeout: Option<Duration>,
 }
+
+/// How long `read` waits for a reply before it calls the server gone.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Client {
     pub fn connect(port: u16) -> io::Result<Client> {
@@ -50,17 +57,34 @@ impl Client {
         stream.set_nodelay(true)?;
         Ok(Client {
             stream: BufReader::new(stream),
+            timeout: None,
         })
     }
 
     pub fn send(&mut self, argv: &[&[u8]]) -> io::Result<()> {
-        let mut out = format!("*{}\r\n", argv.len()).into_bytes();
-        for arg in argv {
-            out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
-            out.extend_from_slice(arg);
-            out.extend_from_slice(b"\r\n");
+        self.send_all(&[argv])
+    }
+
+    /// Sends several commands in one write (their replies come in order).
+    pub fn send_all(&mut self, commands: &[&[&[u8]]]) -> io::Result<()> {
+        let mut out = Vec::new();
+        for argv in commands {
+            out.extend_from_slice(format!("*{}\r\n", argv.len()).as_bytes());
+            for arg in *argv {
+                out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+                out.extend_from_slice(arg);
+                out.extend_from_slice(b"\r\n");
+            }
         }
         self.stream.get_mut().write_all(&out)
+    }
+
+    fn wait_at_most(&mut self, wait: Duration) -> io::Result<()> {
+        if self.timeout != Some(wait) {
+            self.stream.get_ref().set_read_timeout(Some(wait))?;
+            self.timeout = Some(wait);
+        }
+        Ok(())
     }
 
     /// Waits up to `wait` for a reply to start: `Ok(false)` if none did.
@@ -68,7 +92,7 @@ impl Client {
         if !self.stream.buffer().is_empty() {
             return Ok(true);
         }
-        self.stream.get_ref().set_read_timeout(Some(wait))?;
+        self.wait_at_most(wait)?;
         let started = match self.stream.fill_buf() {
             Ok([]) => Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -85,16 +109,11 @@ impl Client {
             }
             Err(e) => Err(e),
         };
-        self.stream
-            .get_ref()
-            .set_read_timeout(Some(Duration::from_secs(30)))?;
         started
     }
 
     pub fn read(&mut self) -> io::Result<Reply> {
-        self.stream
-            .get_ref()
-            .set_read_timeout(Some(Duration::from_secs(30)))?;
+        self.wait_at_most(READ_TIMEOUT)?;
         let line = self.line()?;
         let (kind, rest) = line.split_first().ok_or_else(|| bad("empty reply line"))?;
         let number = || -> io::Result<i64> {
