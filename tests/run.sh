@@ -109,11 +109,13 @@ stop_everything() {
 }
 trap 'stop_everything; exit 130' INT TERM
 
-# Rust: the unit tests and every integration suite. `make check`: on Valkey only.
+# Rust: the unit tests and every integration suite (--tests: the test targets
+# only, not the benchmarks' driver, which `make lint` checks). `make check`: on
+# Valkey only.
 rust() {
   local filter=()
   [ "$mode" = check ] && filter=(-E 'not (test(/::redis$/) | test(/::redis8$/))')
-  cargo nextest run --release --no-fail-fast "${filter[@]}"
+  cargo nextest run --release --tests --no-fail-fast "${filter[@]}"
   local status=$?
   cp target/nextest/default/junit.xml "$reports/rust.xml" 2>/dev/null
   return $status
