@@ -9,6 +9,9 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+# How many lines of a failed test's message the summary shows.
+FAILURE_LINES = 4
+
 
 def cases(report: Path):
     """(suite, test, seconds, failure) of every test case of one JUnit report;
@@ -33,8 +36,6 @@ def case_row(testsuite: ET.Element, case: ET.Element):
         failure = " / ".join(lines[:FAILURE_LINES]) or element.tag
     return suite, name, float(case.get("time") or 0), failure
 
-
-FAILURE_LINES = 4
 
 
 def main() -> None:

