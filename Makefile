@@ -155,7 +155,7 @@ bench: build redis8-deps node-build ## the benchmarks (bench/run.sh), results un
 	redis8=$(redis8_server) && \
 	RECIPES_MODULE=$(MODULE) REDIS8_SERVER=$$redis8 VALKEY_SERVER=$(valkey_server) bash bench/run.sh
 
-# The long attack runs and valgrind memcheck (see docs/attack-suite.md).
+# The long attack runs and valgrind memcheck (see docs/src/attack-suite.md).
 stress: build redis8-deps ## the long attack runs and valgrind memcheck (bench/results/stress.md)
 	@command -v valgrind >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(STRESS_PACKAGES); }
 	redis8=$(redis8_server) && \

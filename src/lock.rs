@@ -18,7 +18,7 @@
 //! what `redlock`'s scripts do): all or nothing. A client waiting for several
 //! keys queues on one that is busy; offered that key, it takes every key if
 //! all are free, else moves to the queue of the key still busy, in its place
-//! by arrival (docs/waiting.md says what that rule guarantees).
+//! by arrival (docs/src/waiting.md says what that rule guarantees).
 
 #![forbid(unsafe_code)]
 

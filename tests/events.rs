@@ -1,5 +1,5 @@
 //! Keyspace events on real servers, against the table of
-//! `docs/replication.md`: each `events` line of `tests/samples/` fires
+//! `docs/src/replication.md`: each `events` line of `tests/samples/` fires
 //! exactly the events it names on the primary, and for every write command
 //! the events seen on the primary and on a replica across its lines are
 //! exactly those the table gives it.
@@ -71,8 +71,8 @@ fn fire(
 /// event names (lower case, in backticks) of its second (the primary) and
 /// third (a replica; "the same" repeats the second) cells.
 fn table() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/replication.md");
-    let text = std::fs::read_to_string(path).expect("docs/replication.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/replication.md");
+    let text = std::fs::read_to_string(path).expect("docs/src/replication.md");
     let section = text
         .split("### Keyspace events")
         .nth(1)
@@ -150,7 +150,7 @@ server_tests! {
             };
             let Some((primary, replica)) = documented.get(command) else {
                 wrong.push(format!(
-                    "{command}: no row in docs/replication.md's events table (it fires {fired:?}, a replica {replayed:?})"
+                    "{command}: no row in docs/src/replication.md's events table (it fires {fired:?}, a replica {replayed:?})"
                 ));
                 continue;
             };

@@ -569,7 +569,7 @@ impl<'s> Attacker<'s> {
                 shown(argv),
                 reply.text()
             );
-            // Every error is the catalogue's (`docs/errors.md`), or the
+            // Every error is the catalogue's (`docs/src/errors.md`), or the
             // server's own answer to `CLIENT UNBLOCK … ERROR`.
             let text = reply.text();
             assert!(

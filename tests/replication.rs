@@ -1,4 +1,4 @@
-//! The replication table of docs/replication.md, row by row, on real servers: each write
+//! The replication table of docs/src/replication.md, row by row, on real servers: each write
 //! command answers its exact reply and goes to replicas and the AOF verbatim
 //! or as its effect, as the table says, and a replica and an AOF replay then
 //! hold exactly what the primary holds (every key's `DUMP` and `PEXPIRETIME`,

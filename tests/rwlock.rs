@@ -1130,7 +1130,7 @@ server_tests! {
         );
     }
 
-    /// Each write fires the event `docs/replication.md` names: `rwlock.reclaim`
+    /// Each write fires the event `docs/src/replication.md` names: `rwlock.reclaim`
     /// when only ended leases went (whatever the command), `persist` when
     /// the key's TTL goes.
     fn keyspace_events_follow_the_table(flavor) {

@@ -283,7 +283,7 @@ server_tests! {
     /// `MODULE LOADEX … CONFIG` naming a setting the module lacks
     /// (`recipes.rate-max-limit`, a letter short). The server finds the
     /// name unused only after the module has loaded, data types included,
-    /// and what it does then is its own (docs/settings.md): Redis 8.6
+    /// and what it does then is its own (docs/src/settings.md): Redis 8.6
     /// unloads the module; Redis 7.0 answers an error but cannot unload a
     /// module with data types, which stays loaded with the values given;
     /// Valkey 9.1 crashes trying (valkey-io/valkey#4630).

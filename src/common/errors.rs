@@ -3,11 +3,11 @@
 //! A command answers an error by naming its entry here (`errors::SYNTAX.error()`,
 //! or `errors::NO_POOL.with(&[&key])` where the text holds a value). No error
 //! text is written anywhere else in `src/` (a test checks it), so the list below
-//! is complete. From it, `docs/errors.md`'s tables are generated and checked
+//! is complete. From it, `docs/src/errors.md`'s tables are generated and checked
 //! (`RECIPES_BLESS=1 cargo test --lib errors` writes them), the README's error
 //! tables and every error the attack suite meets are checked against them
 //! (`tests/hardening.rs`), and the Python package's exception classes are tested
-//! against `docs/errors.md`.
+//! against `docs/src/errors.md`.
 //!
 //! A condition a client branches on has a code of its own as the reply's first
 //! word (`BUSYKEY`, `NOPOOL`, …), as the server's `WRONGTYPE` and `BUSYGROUP`;
@@ -28,7 +28,7 @@ use redis_module::RedisError;
 /// Python package's exception class for it.
 pub struct ErrorText {
     pub text: &'static str,
-    /// The commands that answer it and when (Markdown, for `docs/errors.md`).
+    /// The commands that answer it and when (Markdown, for `docs/src/errors.md`).
     pub when: &'static str,
     /// The class of `redis_recipes.errors` it becomes, or `ResponseError`.
     pub python: &'static str,
@@ -153,7 +153,7 @@ pub const UNKNOWN_COMMAND: ErrorText = entry(
     "ModuleNotLoaded",
 );
 
-/// The errors every command may answer, as `docs/errors.md` lists them.
+/// The errors every command may answer, as `docs/src/errors.md` lists them.
 pub const EVERY_COMMAND: &[&ErrorText] = &[
     &WRONG_ARITY,
     &SYNTAX,
@@ -427,7 +427,7 @@ pub const UQUEUE_FULL: ErrorText = entry(
     PLAIN,
 );
 
-/// The errors of some families, as `docs/errors.md` lists them.
+/// The errors of some families, as `docs/src/errors.md` lists them.
 pub const BY_FAMILY: &[&ErrorText] = &[
     &HASH_NOT_AN_INTEGER,
     &OVERFLOW,
@@ -514,7 +514,7 @@ mod tests {
         out
     }
 
-    /// `docs/errors.md` with its two tables generated from the catalogue:
+    /// `docs/src/errors.md` with its two tables generated from the catalogue:
     /// each replaces what sits between its `<!-- errors:NAME -->` marker and
     /// the next blank line.
     fn generated(doc: &str) -> Result<String, String> {
@@ -526,7 +526,7 @@ mod tests {
             let marker = format!("<!-- errors:{name} -->\n");
             let start = out
                 .find(&marker)
-                .ok_or(format!("docs/errors.md lacks the marker {marker:?}"))?
+                .ok_or(format!("docs/src/errors.md lacks the marker {marker:?}"))?
                 + marker.len();
             let end = out[start..]
                 .find("\n\n")
@@ -644,7 +644,7 @@ mod tests {
 
     #[test]
     fn docs_errors_md_is_generated_from_the_catalogue() {
-        let path = root().join("docs/errors.md");
+        let path = root().join("docs/src/errors.md");
         let doc = std::fs::read_to_string(&path).unwrap_or_default();
         let expected = generated(&doc).unwrap_or_else(|message| panic!("{message}"));
         if doc != expected {
@@ -652,7 +652,7 @@ mod tests {
                 std::fs::write(&path, &expected).unwrap_or_else(|e| panic!("{e}"));
             } else {
                 panic!(
-                    "docs/errors.md differs from src/common/errors.rs: run \
+                    "docs/src/errors.md differs from src/common/errors.rs: run \
                      `RECIPES_BLESS=1 cargo test --lib errors` and commit it"
                 );
             }

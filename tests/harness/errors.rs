@@ -1,4 +1,4 @@
-//! The module's error catalogue as `docs/errors.md` lists it (generated from
+//! The module's error catalogue as `docs/src/errors.md` lists it (generated from
 //! `src/common/errors.rs`, and checked against it by `cargo test --lib`).
 
 use std::path::Path;
@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 pub fn error_catalogue() -> &'static [String] {
     static CATALOGUE: OnceLock<Vec<String>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md");
-        let doc = std::fs::read_to_string(&path).expect("docs/errors.md");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/errors.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/src/errors.md");
         let mut texts = Vec::new();
         let mut in_table = false;
         for line in doc.lines() {
@@ -24,7 +24,7 @@ pub fn error_catalogue() -> &'static [String] {
         }
         assert!(
             texts.len() > 40,
-            "docs/errors.md: the catalogue's tables were not found"
+            "docs/src/errors.md: the catalogue's tables were not found"
         );
         texts
     })

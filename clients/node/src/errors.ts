@@ -1,6 +1,6 @@
 /**
  * The module's errors as classes. A server error whose code or text has a class of its own (the "Python" column of
- * the repository's `docs/errors.md`, generated from the module's catalogue: the classes have the same names here)
+ * the repository's `docs/src/errors.md`, generated from the module's catalogue: the classes have the same names here)
  * comes out of a method as that class, the client's own error kept as `cause`; any other server error comes out as
  * the client raised it (ioredis's `ReplyError`, node-redis's `ErrorReply`).
  */
@@ -90,7 +90,7 @@ export interface Kind {
 
 /**
  * The server's errors that have a class of their own, in the order they are tried: by their code where the module
- * gives one, else by the start of their text after `ERR`. The tests check it against `docs/errors.md`.
+ * gives one, else by the start of their text after `ERR`. The tests check it against `docs/src/errors.md`.
  */
 export const KINDS: readonly Kind[] = [
   { start: 'SLUGTAKEN ', cls: SlugTaken },

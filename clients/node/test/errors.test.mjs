@@ -1,4 +1,4 @@
-// The error classes against the module's catalogue (docs/errors.md, generated from src/common/errors.rs), and the
+// The error classes against the module's catalogue (docs/src/errors.md, generated from src/common/errors.rs), and the
 // module's command families against what a server with the module lists.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,11 +12,11 @@ const { ErrorReply } = packages['node-redis'];
 
 const { translate, RecipeError, ModuleNotLoaded, KINDS, FAMILIES, connectionOf } = recipes;
 
-/** (error text, Python class) for each row of docs/errors.md's generated tables. */
+/** (error text, Python class) for each row of docs/src/errors.md's generated tables. */
 function catalogue() {
   const rows = [];
   let inTable = false;
-  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../../docs/src/errors.md', import.meta.url), 'utf8');
   for (const line of doc.split('\n')) {
     if (line.startsWith('<!-- errors:')) inTable = true;
     else if (!line.startsWith('|')) inTable = false;

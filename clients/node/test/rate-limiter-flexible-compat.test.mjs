@@ -268,7 +268,7 @@ describe('rate-limiter-flexible drop-in: internals, the queue and errors, agains
               const [theirs, ours, i] = pair({ points: 5, duration: 5 });
               await raw(client, 'LPUSH', `s${i}:k`, 'x');
               await raw(client, 'LPUSH', `o${i}:k`, 'x');
-              // (`get`: the library's ioredis path resolves a RateLimiterRes of no points, docs/drop-ins.md.)
+              // (`get`: the library's ioredis path resolves a RateLimiterRes of no points, docs/src/drop-ins.md.)
               for (const [method, ...args] of [['consume', 'k'], ['penalty', 'k'], ['reward', 'k']]) {
                 const [a, b] = [await rejection(theirs[method](...args)), await rejection(ours[method](...args))];
                 assert.ok(a instanceof clientErrorClass, `${method}: the library's ${a.constructor.name}`);

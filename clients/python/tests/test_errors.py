@@ -158,14 +158,14 @@ def test_a_server_without_the_module_says_what_to_load_for_rwlock_latch_and_url_
         plain.stop()
 
 
-# ---- the module's error catalogue (docs/errors.md, generated from src/common/redis_recipes.errors.rs)
+# ---- the module's error catalogue (docs/src/errors.md, generated from src/common/redis_recipes.errors.rs)
 
 _CATALOGUE_DOC = Path(__file__).resolve().parents[3] / "docs" / "errors.md"
 _SAMPLES = {"name": "idgen.next", "command": "idgen.next", "commands": "IDGEN.NEXT"}
 
 
 def _catalogue() -> List[Tuple[str, str]]:
-    """(error text, Python class) for each row of docs/errors.md's generated tables."""
+    """(error text, Python class) for each row of docs/src/errors.md's generated tables."""
     rows = []
     in_table = False
     for line in _CATALOGUE_DOC.read_text(encoding="utf-8").splitlines():

@@ -22,7 +22,7 @@ use crate::common::datatype::{adopt, refusal, Stored};
 /// accepted its load (`MODULE LOADEX … CONFIG` naming a setting the module
 /// lacks) is beyond the module: a server cannot unload a module with data
 /// types, and Redis 7.0 keeps it loaded while answering an error, Valkey 9.1
-/// crashes, Redis 8.6 unloads it anyway (`docs/settings.md`).
+/// crashes, Redis 8.6 unloads it anyway (`docs/src/settings.md`).
 pub fn create<'t>(
     ctx: &Context,
     types: impl IntoIterator<Item = &'t RedisType>,

@@ -105,7 +105,7 @@ KINDS: Tuple[Kind, ...] = (
 """The server's errors that have an exception class of their own, in the
 order they are tried: by their code (the reply's first word) where the
 module gives them one, else by the start of their text after ``ERR``. It
-follows the module's catalogue of errors (``docs/errors.md`` in the
+follows the module's catalogue of errors (``docs/src/errors.md`` in the
 repository, generated from the module's source: its "Python" column); the
 package's tests check that every error listed there with a class other than
 ``ResponseError`` is matched here, and no other. A server without the
