@@ -160,7 +160,7 @@ def test_a_server_without_the_module_says_what_to_load_for_rwlock_latch_and_url_
 
 # ---- the module's error catalogue (docs/src/errors.md, generated from src/common/redis_recipes.errors.rs)
 
-_CATALOGUE_DOC = Path(__file__).resolve().parents[3] / "docs" / "errors.md"
+_CATALOGUE_DOC = Path(__file__).resolve().parents[3] / "docs" / "src" / "errors.md"
 _SAMPLES = {"name": "idgen.next", "command": "idgen.next", "commands": "IDGEN.NEXT"}
 
 
