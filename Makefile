@@ -27,7 +27,7 @@ OLDEST_VENV := .venv-oldest
 NEXTEST_VERSION := 0.9.143
 PYTEST_XDIST := pytest-xdist==3.8.0
 
-.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures lint lint-only clean
+.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures spec lint lint-only clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -180,7 +180,17 @@ lint-only:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")
 	python3 -m ruff check clients/python
-	python3 -m mypy --strict clients/python/src/redis_recipes
+	python3 -m ruff check --config clients/python/pyproject.toml tools
+	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py
+	python3 tools/generate.py --check
+
+# The module's spec (docs/spec.json, from its declarations) and every file
+# generated from it: the manual's reference pages and error tables, the
+# client packages' error classes, their versions and licences. `cargo test`
+# and `make lint` fail when one differs.
+spec: ## write docs/spec.json and the files generated from it (tools/generate.py)
+	RECIPES_BLESS=1 $(CARGO) test --release --lib spec
+	python3 tools/generate.py
 
 clean: ## remove the build
 	$(CARGO) clean

@@ -273,7 +273,7 @@ mod tests {
             .map(|e| format!("{e:?}"));
         let error = error.unwrap_or_default();
         assert!(
-            error.contains("ERR invalid JSON: expected value at line 1 column 13"),
+            error.contains("BADJSON invalid JSON: expected value at line 1 column 13"),
             "{error}"
         );
         assert!(minify(b"").is_err());

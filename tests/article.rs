@@ -233,10 +233,10 @@ server_tests! {
         let _: () = cmd(&["HSET", "top", "title", "t", "views", "9223372036854775807"]).query(&mut con).unwrap();
         let _: () = cmd(&["HSET", "idx", "taken", "other"]).query(&mut con).unwrap();
         let snapshot = digest(&mut con);
-        let bad_slug = "ERR invalid slug: use 1 to 200 Unicode letters, digits, '-' or '_'";
+        let bad_slug = "BADSLUG invalid slug: use 1 to 200 Unicode letters, digits, '-' or '_'";
         // A read takes any slug a write may ever have stored (the setting's
         // highest value), whatever `recipes.article-slug-max-chars` is now.
-        let bad_read_slug = "ERR invalid slug: use 1 to 4096 Unicode letters, digits, '-' or '_'";
+        let bad_read_slug = "BADSLUG invalid slug: use 1 to 4096 Unicode letters, digits, '-' or '_'";
         let same = "ERR the slug index must be another key than the article";
         let long = "x".repeat(201);
         let cases: Vec<(Vec<&str>, String)> = vec![

@@ -114,10 +114,10 @@ server_tests! {
         let _: () = cmd(&["SET", "json", "{\"a\":1}", "EX", "1000"]).query(&mut con).unwrap();
         let snapshot = digest(&mut con);
         let cases: Vec<(Vec<&str>, String)> = vec![
-            (vec!["CACHE.SETJSON", "json", "{\"a\": [1, 2,, 3]}"], "ERR invalid JSON: expected value at line 1 column 13".into()),
-            (vec!["CACHE.SETJSON", "json", "{\"a\":1"], "ERR invalid JSON: EOF while parsing an object at line 1 column 6".into()),
-            (vec!["CACHE.SETJSON", "json", "{\"a\":1}\n}"], "ERR invalid JSON: trailing characters at line 2 column 1".into()),
-            (vec!["CACHE.SETJSON", "json", ""], "ERR invalid JSON: EOF while parsing a value at line 1 column 0".into()),
+            (vec!["CACHE.SETJSON", "json", "{\"a\": [1, 2,, 3]}"], "BADJSON invalid JSON: expected value at line 1 column 13".into()),
+            (vec!["CACHE.SETJSON", "json", "{\"a\":1"], "BADJSON invalid JSON: EOF while parsing an object at line 1 column 6".into()),
+            (vec!["CACHE.SETJSON", "json", "{\"a\":1}\n}"], "BADJSON invalid JSON: trailing characters at line 2 column 1".into()),
+            (vec!["CACHE.SETJSON", "json", ""], "BADJSON invalid JSON: EOF while parsing a value at line 1 column 0".into()),
             (vec!["CACHE.SETJSON", "json", "1", "EX", "0"], "ERR invalid expire time in 'cache.setjson' command".into()),
             (vec!["CACHE.SETJSON", "json", "1", "PX", "-1"], "ERR invalid expire time in 'cache.setjson' command".into()),
             (vec!["CACHE.SETJSON", "json", "1", "EX", "ten"], "ERR value is not an integer or out of range".into()),

@@ -569,13 +569,13 @@ impl<'s> Attacker<'s> {
                 shown(argv),
                 reply.text()
             );
-            // Every error is the catalogue's (`docs/src/errors.md`), or the
+            // Every error is the catalogue's (`docs/spec.json`), or the
             // server's own answer to `CLIENT UNBLOCK … ERROR`.
             let text = reply.text();
             assert!(
                 in_error_catalogue(&text) || text.starts_with("UNBLOCKED "),
                 "seed {seed}, call {call}: {} answered an error that is not in \
-                 src/common/errors.rs: {text}",
+                 the catalogue: {text}",
                 shown(argv)
             );
         }

@@ -112,7 +112,7 @@ server_tests! {
         let before = digest(&mut con);
         assert_eq!(
             error(&mut con, &cmd(&["IDPOOL.RESIZE", "p", "2"])),
-            "ERR cannot shrink the pool to 2: ID 3 is leased"
+            "NOSHRINK cannot shrink the pool to 2: ID 3 is leased"
         );
         assert_eq!(digest(&mut con), before);
         assert_eq!(int(&mut con, &["IDPOOL.RELEASE", "p", "3"]), 1);

@@ -247,7 +247,7 @@ server_tests! {
         assert_eq!(decide(&mut con, &call)[0], 1, "the two later ones are still inside the window");
         // A cost that can never fit is an error, not "limited".
         let message = error(&mut con, &cmd(&["RATE.LIMIT", "quota", "3", "400", "SLIDING", "COST", "4"]));
-        assert_eq!(message, "ERR cost 4 exceeds the max of 3: such an action can never be allowed");
+        assert_eq!(message, "TOOCOSTLY cost 4 exceeds the max of 3: such an action can never be allowed");
     }
 
     fn a_sliding_window_takes_the_memory_of_its_state(flavor) {
@@ -404,7 +404,7 @@ server_tests! {
             (&["RATE.LIMIT", "g", "5", "3155760000001"], "ERR period must be an integer between 1 and 3155760000000"),
             (&["RATE.LIMIT", "g", "5", "1000", "BURST", "0"], "ERR burst must be an integer between 1 and 2147483647"),
             (&["RATE.LIMIT", "g", "5", "1000", "COST", "0"], "ERR cost must be an integer between 1 and 2147483647"),
-            (&["RATE.LIMIT", "g", "5", "1000", "COST", "6"], "ERR cost 6 exceeds the burst of 5: such an action can never be allowed"),
+            (&["RATE.LIMIT", "g", "5", "1000", "COST", "6"], "TOOCOSTLY cost 6 exceeds the burst of 5: such an action can never be allowed"),
             (&["RATE.LIMIT", "g", "5", "1000", "COST", "1", "COST", "1"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "BURST", "5", "BURST", "5"], "ERR syntax error"),
             (&["RATE.LIMIT", "g", "5", "1000", "SLIDING", "SLIDING"], "ERR syntax error"),
@@ -634,7 +634,7 @@ server_tests! {
             (&["RATE.FIXED", "n", "1000", "RENEW", "RENEW"], "ERR syntax error"),
             (&["RATE.FIXED", "n", "1000", "COST"], "ERR syntax error"),
             (&["RATE.FIXED", "n", "1000", "NOPE"], "ERR syntax error"),
-            (&["RATE.FIXED", "n", "1000", "MAX", "2", "COST", "3", "WAIT", "100"], "ERR cost 3 exceeds the max of 2: such an action can never be allowed"),
+            (&["RATE.FIXED", "n", "1000", "MAX", "2", "COST", "3", "WAIT", "100"], "TOOCOSTLY cost 3 exceeds the max of 2: such an action can never be allowed"),
             (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "0"], "ERR invalid WAIT time in 'rate.fixed' command"),
             (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "-5"], "ERR invalid WAIT time in 'rate.fixed' command"),
             (&["RATE.FIXED", "n", "1000", "MAX", "2", "WAIT", "9223372036854775807"], "ERR invalid WAIT time in 'rate.fixed' command"),

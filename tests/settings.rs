@@ -139,7 +139,7 @@ server_tests! {
         assert_eq!(decide(&mut con, &["RATE.LIMIT", "w", "1001", "1000", "SLIDING"]), [0, 1001, 1000, -1, 1000]);
         assert_eq!(
             error(&mut con, &cmd(&["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "sixsix"])),
-            "ERR invalid slug: use 1 to 5 Unicode letters, digits, '-' or '_'"
+            "BADSLUG invalid slug: use 1 to 5 Unicode letters, digits, '-' or '_'"
         );
         assert_eq!(int(&mut con, &["ARTICLE.CREATE", "{a}:1", "t", "c", "a", "SLUG", "{a}:s", "fiver"]), 1);
         assert_eq!(
@@ -400,7 +400,7 @@ server_tests! {
         assert_eq!(by_slug, "{a}:1");
         assert_eq!(
             error(&mut con, &cmd(&["ARTICLE.SETSLUG", "{a}:1", "{a}:s", &"t".repeat(150)])),
-            "ERR invalid slug: use 1 to 100 Unicode letters, digits, '-' or '_'"
+            "BADSLUG invalid slug: use 1 to 100 Unicode letters, digits, '-' or '_'"
         );
         // The 8-limit limiter is still served with its 8 limits; a new one is
         // refused.

@@ -18,6 +18,7 @@ pub mod fitting;
 pub mod lease;
 pub mod memory;
 pub mod reply;
+pub mod spec;
 pub mod stats;
 pub mod time;
 pub mod wait;

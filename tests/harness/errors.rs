@@ -1,5 +1,6 @@
-//! The module's error catalogue as `docs/src/errors.md` lists it (generated from
-//! `src/common/errors.rs`, and checked against it by `cargo test --lib`).
+//! The module's error catalogue as its spec lists it (`docs/spec.json`,
+//! written from the module's declarations and checked against them by
+//! `cargo test --lib spec`).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -8,23 +9,27 @@ use std::sync::OnceLock;
 pub fn error_catalogue() -> &'static [String] {
     static CATALOGUE: OnceLock<Vec<String>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/errors.md");
-        let doc = std::fs::read_to_string(&path).expect("docs/src/errors.md");
-        let mut texts = Vec::new();
-        let mut in_table = false;
-        for line in doc.lines() {
-            if line.starts_with("<!-- errors:") {
-                in_table = true;
-            } else if !line.starts_with('|') {
-                in_table = false;
-            } else if let Some(rest) = line.strip_prefix("| `").filter(|_| in_table) {
-                let text = rest.split("` |").next().unwrap_or(rest);
-                texts.push(text.replace("\\|", "|"));
-            }
-        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec.json");
+        let spec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("docs/spec.json"))
+                .expect("docs/spec.json is JSON");
+        let lists = ["errors", "family_errors"]
+            .iter()
+            .filter_map(|list| spec[list].as_array())
+            .chain(
+                spec["families"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|family| family["errors"].as_array()),
+            );
+        let texts: Vec<String> = lists
+            .flatten()
+            .filter_map(|error| error["text"].as_str().map(String::from))
+            .collect();
         assert!(
             texts.len() > 40,
-            "docs/src/errors.md: the catalogue's tables were not found"
+            "docs/spec.json: the errors were not found"
         );
         texts
     })

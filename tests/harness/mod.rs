@@ -14,7 +14,7 @@
 //! invalidations), `meta.rs` (command metadata), `forge.rs` (hostile `DUMP`
 //! payloads), `families.rs` (the families' `INFO` replies), `fuzz.rs`,
 //! `samples.rs` (`tests/samples/`), `errors.rs` (the
-//! error catalogue, `docs/src/errors.md`) and `resp.rs` (a bare RESP client). Each
+//! error catalogue, `docs/spec.json`) and `resp.rs` (a bare RESP client). Each
 //! suite is compiled with all of it and uses some (hence the `allow`s).
 #![allow(dead_code)]
 

@@ -34,7 +34,7 @@ onEachServer('JsonCache', (t) => {
     });
     await assert.rejects(reply, (error) => {
       assert.ok(error instanceof InvalidJson);
-      assert.equal(error.message, 'ERR invalid JSON: trailing comma at line 1 column 13');
+      assert.equal(error.message, 'BADJSON invalid JSON: trailing comma at line 1 column 13');
       return true;
     });
     await assert.rejects(cache.set('k', undefined), TypeError);

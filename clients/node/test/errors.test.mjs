@@ -1,5 +1,6 @@
-// The error classes against the module's catalogue (docs/src/errors.md, generated from src/common/errors.rs), and the
-// module's command families against what a server with the module lists.
+// The error classes against the module's catalogue (the errors of docs/spec.json, written from the module's
+// declarations, with the classes clients/errors.json names for their codes), and the module's command families against
+// what a server with the module lists.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,23 +11,21 @@ const packages = await clientPackages();
 const Redis = packages.ioredis.default;
 const { ErrorReply } = packages['node-redis'];
 
-const { translate, RecipeError, ModuleNotLoaded, KINDS, FAMILIES, connectionOf } = recipes;
+const { translate, RecipeError, ModuleNotLoaded, CODES, FAMILIES, connectionOf } = recipes;
 
-/** (error text, Python class) for each row of docs/src/errors.md's generated tables. */
+/** (error text, class) for each error of the module's spec: the class clients/errors.json names for its code. */
 function catalogue() {
-  const rows = [];
-  let inTable = false;
-  const doc = readFileSync(new URL('../../../docs/src/errors.md', import.meta.url), 'utf8');
-  for (const line of doc.split('\n')) {
-    if (line.startsWith('<!-- errors:')) inTable = true;
-    else if (!line.startsWith('|')) inTable = false;
-    else if (inTable && line.startsWith('| `')) {
-      const text = line.slice(3, line.indexOf('` |')).replaceAll('\\|', '|');
-      const python = line.trimEnd().replace(/ \|$/, '').split('| ').pop().replaceAll('`', '').trim();
-      rows.push([text, python]);
-    }
-  }
-  return rows;
+  const read = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+  const spec = read('../../../docs/spec.json');
+  const listed = read('../../errors.json');
+  const byCode = new Map(listed.classes.flatMap((cls) => cls.codes.map((code) => [code, cls.name])));
+  const errors = [...spec.errors, ...(spec.family_errors ?? []), ...spec.families.flatMap((f) => f.errors ?? [])];
+  return errors.map((error) => [
+    error.text,
+    error.text.startsWith('ERR unknown command')
+      ? listed.unknown_command.name
+      : byCode.get(error.code) ?? 'ResponseError',
+  ]);
 }
 
 const SAMPLES = { name: 'idgen.next', command: 'idgen.next', commands: 'IDGEN.NEXT' };
@@ -71,15 +70,15 @@ describe('the error catalogue', () => {
     });
   }
 
-  it('has a row for every class of KINDS, and a class for every class the catalogue names', () => {
+  it('has an error for every class of CODES, and a class for every class the catalogue names', () => {
     const named = new Set(rows.map(([, python]) => python).filter((python) => python !== 'ResponseError'));
-    const classes = new Set([...KINDS.map((kind) => kind.cls.name), 'ModuleNotLoaded']);
+    const classes = new Set([...[...CODES.values()].map((cls) => cls.name), 'ModuleNotLoaded']);
     assert.deepEqual([...classes].sort(), [...named].sort());
   });
 
   it('leaves alone what is not a server error', () => {
     assert.equal(translate('text'), 'text');
-    const type = new TypeError('ERR invalid JSON: but a TypeError');
+    const type = new TypeError('BADJSON invalid JSON: but a TypeError');
     assert.ok(translate(type) instanceof recipes.InvalidJson, 'an Error of any class with a module text');
     const own = new recipes.CannotShrink('x');
     assert.equal(translate(own), own);

@@ -22,7 +22,7 @@ onEachServer('IdPool', (t) => {
     assert.equal(await seats.renew(50, 1000), false);
     await assert.rejects(seats.resize(2), (error) => {
       assert.ok(error instanceof CannotShrink);
-      assert.equal(error.message, 'ERR cannot shrink the pool to 2: ID 3 is leased');
+      assert.equal(error.message, 'NOSHRINK cannot shrink the pool to 2: ID 3 is leased');
       return true;
     });
     assert.equal((await seats.info()).max, 100, 'a refused resize changes nothing');

@@ -78,7 +78,7 @@ onEachServer('RateLimiter', (t) => {
     });
     await assert.rejects(gcra.limit('k', 6), (error) => {
       assert.ok(error instanceof CostTooHigh);
-      assert.equal(error.message, 'ERR cost 6 exceeds the burst of 5: such an action can never be allowed');
+      assert.equal(error.message, 'TOOCOSTLY cost 6 exceeds the burst of 5: such an action can never be allowed');
       return true;
     });
     await assert.rejects(sliding.limit('other', 6), CostTooHigh);

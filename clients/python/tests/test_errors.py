@@ -4,6 +4,7 @@ picks each class; any command run through the package's driver is
 translated), the documented errors of ``ReadWriteLock``, ``CountDownLatch``
 and ``UrlShorty``, and a server without the module saying what to load."""
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Callable, List, Tuple
@@ -62,13 +63,15 @@ def test_each_error_has_its_exception(clients: Clients) -> None:
 
 
 def test_the_table_of_errors_picks_each_class() -> None:
-    from redis_recipes.errors import KINDS, translate
+    from redis_recipes.errors import CODES, translate
 
-    for kind in KINDS:
-        message = f"{kind.start} (the rest) {kind.containing}"
-        assert type(translate(ResponseError(message))) is kind.cls, kind
-        assert type(translate(ResponseError(f"ERR {message}"))) is kind.cls, kind
+    assert len(CODES) >= 11
+    for code, cls in CODES.items():
+        message = f"{code} (the rest)"
+        assert type(translate(ResponseError(message))) is cls, code
         assert str(translate(ResponseError(message))) == message
+        # The code decides, not words elsewhere in the text.
+        assert type(translate(ResponseError(f"ERR {message}"))) is ResponseError, code
     assert type(translate(ResponseError("cost 7 is not an error of the module"))) is ResponseError
     assert type(translate(ResponseError("syntax error"))) is ResponseError
 
@@ -158,25 +161,28 @@ def test_a_server_without_the_module_says_what_to_load_for_rwlock_latch_and_url_
         plain.stop()
 
 
-# ---- the module's error catalogue (docs/src/errors.md, generated from src/common/redis_recipes.errors.rs)
+# ---- the module's error catalogue (docs/spec.json, written from the module's declarations) and the client
+# classes (clients/errors.json); both generate redis_recipes/_catalogue.py
 
-_CATALOGUE_DOC = Path(__file__).resolve().parents[3] / "docs" / "src" / "errors.md"
+_ROOT = Path(__file__).resolve().parents[3]
 _SAMPLES = {"name": "idgen.next", "command": "idgen.next", "commands": "IDGEN.NEXT"}
 
 
 def _catalogue() -> List[Tuple[str, str]]:
-    """(error text, Python class) for each row of docs/src/errors.md's generated tables."""
+    """(error text, Python class) for each error of the module's spec, the
+    class named by clients/errors.json for its code (``ResponseError`` when
+    none)."""
+    spec = json.loads((_ROOT / "docs" / "spec.json").read_text(encoding="utf-8"))
+    listed = json.loads((_ROOT / "clients" / "errors.json").read_text(encoding="utf-8"))
+    by_code = {code: cls["name"] for cls in listed["classes"] for code in cls["codes"]}
+    errors = spec["errors"] + spec.get("family_errors", []) + [
+        error for family in spec["families"] for error in family.get("errors", [])]
     rows = []
-    in_table = False
-    for line in _CATALOGUE_DOC.read_text(encoding="utf-8").splitlines():
-        if line.startswith("<!-- errors:"):
-            in_table = True
-        elif not line.startswith("|"):
-            in_table = False
-        elif in_table and line.startswith("| `"):
-            text = line[3:line.index("` |")].replace("\\|", "|")
-            python = line.rstrip(" |").rsplit("| ", 1)[-1].strip("`")
-            rows.append((text, python))
+    for error in errors:
+        if error["text"].startswith("ERR unknown command"):
+            rows.append((error["text"], listed["unknown_command"]["name"]))
+        else:
+            rows.append((error["text"], by_code.get(error["code"], "ResponseError")))
     return rows
 
 
@@ -220,4 +226,4 @@ def test_every_family_is_known_to_the_module_check(server: Server) -> None:
     # As one word, the command is sent split and read without redis-py's reply callback for COMMAND.
     names = server.client().execute_command("COMMAND LIST FILTERBY MODULE recipes")
     prefixes = {name.decode().split(".")[0] + "." for name in names}
-    assert prefixes == set(redis_recipes.errors._FAMILIES)
+    assert prefixes == set(redis_recipes.errors.FAMILIES)
