@@ -60,10 +60,12 @@ const AUTHOR_OPTION: OptSpec = OptSpec::valued("AUTHOR");
 
 const SAME_KEY: RedisError = errors::SLUG_INDEX_KEY.error();
 
-/// `recipes.article-slug-max-chars`: the longest slug `ARTICLE.CREATE` and
-/// `ARTICLE.SETSLUG` give an article. `ARTICLE.BYSLUG` finds a slug stored
-/// under any setting.
-pub static SLUG_MAX_CHARS: Setting = Setting::new(c"article-slug-max-chars", 200, 1, 4096);
+/// `ARTICLE.BYSLUG` finds a slug stored under any setting.
+pub static SLUG_MAX_CHARS: Setting = Setting::new(
+    c"article-slug-max-chars",
+    (200, 1, 4096),
+    "the characters of a slug `ARTICLE.CREATE` and `ARTICLE.SETSLUG` give",
+);
 
 /// A slug: 1 to `most` characters, each a Unicode letter or digit, `-` or
 /// `_`.

@@ -63,13 +63,24 @@ pub static AUTOCOMPLETE_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<Suggestions>(),
 );
 
-/// `recipes.autocomplete-max-chars`: the longest content `FEED` and `SET`
-/// take, in characters. Entries stored under a larger setting stay.
-pub static MAX_CHARS: Setting = Setting::new(c"autocomplete-max-chars", 256, 1, 65_536);
+pub static MAX_CHARS: Setting = Setting::new(
+    c"autocomplete-max-chars",
+    (256, 1, 65_536),
+    "the characters of a content `AUTOCOMPLETE.FEED` and `AUTOCOMPLETE.SET` take; entries stored under a larger \
+     value stay, are hinted and can be fed again only after the setting is raised",
+);
 
-/// `recipes.autocomplete-hint-cache`: how many prefixes' answers a key
-/// keeps between writes (see `core.rs`); 0 keeps none.
-pub static HINT_CACHE: Setting = Setting::new(c"autocomplete-hint-cache", 64, 0, 4096);
+/// See `core.rs` for the answers kept.
+pub static HINT_CACHE: Setting = Setting::new(
+    c"autocomplete-hint-cache",
+    (64, 0, 4096),
+    "the prefixes whose `AUTOCOMPLETE.HINT` answer (up to `COUNT 64`, prefixes up to 64 bytes) an autocomplete \
+     key keeps in memory across the writes that cannot change them, the least asked replaced first; each takes \
+     about 160 bytes (a short prefix, `COUNT` up to 10), at most about 530, and a copy of its entries' contents \
+     up to 2 KiB, counted in `MEMORY USAGE`. 0 keeps none: every hint searches, and a key gives back what it \
+     kept at its next hint. Not a cap on writes: each server, a replica too, keeps answers by its own setting, \
+     and they are never stored, so the setting changes no data",
+);
 
 /// The most faded entries one write removes (and replicates) before its own
 /// change: a key where many faded at once is cleaned over several writes,
@@ -580,13 +591,21 @@ const FADES: &[ArgSpec] = &[
     ArgSpec::tokened(c"unix-time-milliseconds", c"PXAT", ArgType::Integer),
 ];
 
-/// Keys of the type stored (copies included).
-pub static AUTOCOMPLETE_KEYS: Stat = Stat::gauge(c"autocomplete_keys");
-/// Entries removed because they faded.
-pub static FADED: Stat = Stat::counter(c"autocomplete_entries_faded");
-/// Hints that searched the tree (no answer kept for their prefix, or none
-/// still good); the others were answered from a kept answer.
-pub static HINTS_SEARCHED: Stat = Stat::counter(c"autocomplete_hints_searched");
+pub static AUTOCOMPLETE_KEYS: Stat = Stat::gauge(
+    c"autocomplete_keys",
+    "autocomplete keys stored (`rr-autocp` values, copies included)",
+);
+pub static FADED: Stat = Stat::counter(
+    c"autocomplete_entries_faded",
+    "autocomplete entries removed by the primary because their time passed (at most 128 a write)",
+);
+pub static HINTS_SEARCHED: Stat = Stat::counter(
+    c"autocomplete_hints_searched",
+    "`AUTOCOMPLETE.HINT`s that searched the key's tree: no answer kept for the prefix (first asked, replaced, \
+     `COUNT` over 64, a prefix over 64 bytes, `recipes.autocomplete-hint-cache 0`) or the one kept was changed by \
+     a write or one of its entries faded. The other hints (`cmdstat_autocomplete.hint` calls less these) were \
+     answered from a kept answer",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,

@@ -549,14 +549,23 @@ const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
 const SINCE: &CStr = c"0.2.0";
 
 /// ID pools stored (copies included).
-pub static ID_POOLS: Stat = Stat::gauge(c"idpools");
+pub static ID_POOLS: Stat = Stat::gauge(c"idpools", "ID pools stored (copies included)");
 /// Leases stored in them (an ended lease counts until a write reclaims it).
-pub static LEASES: Stat = Stat::gauge(c"idpool_leases");
-pub static LEASES_RECLAIMED: Stat = Stat::counter(c"idpool_leases_reclaimed");
+pub static LEASES: Stat = Stat::gauge(
+    c"idpool_leases",
+    "the leases of the ID pools stored (an ended one until a write reclaims it)",
+);
+pub static LEASES_RECLAIMED: Stat = Stat::counter(
+    c"idpool_leases_reclaimed",
+    "ended leases removed by the primary",
+);
 pub static WAIT_STATS: WaitStats = WaitStats::new(
-    c"idpool_waits",
-    c"idpool_waits_timed_out",
-    c"idpool_handoffs",
+    (c"idpool_waits", "`IDPOOL.NEXT … WAIT`s started"),
+    (
+        c"idpool_waits_timed_out",
+        "`IDPOOL.NEXT … WAIT`s that ran out",
+    ),
+    (c"idpool_handoffs", "IDs handed to a waiter"),
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {

@@ -219,8 +219,9 @@ const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const SINCE: &CStr = c"0.5.0";
 
-pub static WAITS_STARTED: Stat = Stat::counter(c"latch_waits");
-pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"latch_waits_timed_out");
+pub static WAITS_STARTED: Stat = Stat::counter(c"latch_waits", "`LATCH.WAIT`s that blocked");
+pub static WAITS_TIMED_OUT: Stat =
+    Stat::counter(c"latch_waits_timed_out", "`LATCH.WAIT`s that ran out (nil)");
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,

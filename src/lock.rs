@@ -661,11 +661,24 @@ const MULTI_RELEASE_KEYS: &[KeySpec] = &[KeySpec {
     find: FindKeys::KeyNum { most: MOST_KEYS },
 }];
 
-pub static WAITS_STARTED: Stat = Stat::counter(c"lock_waits");
-pub static WAITS_TIMED_OUT: Stat = Stat::counter(c"lock_waits_timed_out");
-pub static HANDOFFS_RELEASE: Stat = Stat::counter(c"lock_handoffs_release");
-pub static HANDOFFS_DELETE: Stat = Stat::counter(c"lock_handoffs_delete");
-pub static HANDOFFS_EXPIRY: Stat = Stat::counter(c"lock_handoffs_expiry");
+pub static WAITS_STARTED: Stat = Stat::counter(
+    c"lock_waits",
+    "lock waits started (`LOCK.ACQUIRE`, `LOCK.MACQUIRE`: one a wait, whatever its keys)",
+);
+pub static WAITS_TIMED_OUT: Stat =
+    Stat::counter(c"lock_waits_timed_out", "lock waits that ran out (nil)");
+pub static HANDOFFS_RELEASE: Stat = Stat::counter(
+    c"lock_handoffs_release",
+    "locks handed to a waiter (all keys of a `LOCK.MACQUIRE` count one) by `LOCK.RELEASEIF` or `LOCK.MRELEASEIF`",
+);
+pub static HANDOFFS_DELETE: Stat = Stat::counter(
+    c"lock_handoffs_delete",
+    "locks handed to a waiter after another removal (`DEL`, `RENAME`, eviction, flush, …)",
+);
+pub static HANDOFFS_EXPIRY: Stat = Stat::counter(
+    c"lock_handoffs_expiry",
+    "locks handed to a waiter at the lease's end",
+);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,

@@ -597,11 +597,15 @@ const OWNER: ArgSpec = ArgSpec::required(c"owner", ArgType::String);
 const SINCE: &CStr = c"0.3.0";
 
 /// Resource pools stored (copies included).
-pub static RESOURCE_POOLS: Stat = Stat::gauge(c"resource_pools");
+pub static RESOURCE_POOLS: Stat =
+    Stat::gauge(c"resource_pools", "resource pools stored (copies included)");
 pub static WAIT_STATS: WaitStats = WaitStats::new(
-    c"resource_waits",
-    c"resource_waits_timed_out",
-    c"resource_handoffs",
+    (c"resource_waits", "`POOL.ACQUIRE … WAIT`s started"),
+    (
+        c"resource_waits_timed_out",
+        "`POOL.ACQUIRE … WAIT`s that ran out",
+    ),
+    (c"resource_handoffs", "resources handed to a waiter"),
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {

@@ -58,18 +58,22 @@ const SLIDING_TAG: u8 = b'W';
 const TAT_BYTES: usize = 8;
 const ENTRY_BYTES: usize = 12;
 
-/// `recipes.rate-sliding-max`: a `SLIDING` window's state holds one entry
-/// per millisecond in which actions were allowed, so a limit counts at most
-/// `max` of them and at most `period` (in ms). `RATE.LIMIT … SLIDING` needs
-/// one of both at most this, so that whatever limits calls give, a window
-/// stays about this size.
-pub static SLIDING_MAX: Setting = Setting::new(c"rate-sliding-max", 100_000, 1, 10_000_000);
+/// A limit counts at most `max` entries and at most `period` (in ms), so
+/// whatever limits calls give, a window stays about this size.
+pub static SLIDING_MAX: Setting = Setting::new(
+    c"rate-sliding-max",
+    (100_000, 1, 10_000_000),
+    "`RATE.LIMIT … SLIDING` needs each limit's `max` or `period` (ms) at most this. A window stores one 12-byte \
+     entry per millisecond with allowed actions, so this bounds its size and each call's work",
+);
 
-/// `recipes.rate-max-limits`: the most limits a `RATE.LIMIT` may give to a
-/// key that holds no limiter yet. A limiter stored under a higher setting
-/// keeps being served with its number of limits.
-pub static MAX_LIMITS_SETTING: Setting =
-    Setting::new(c"rate-max-limits", MAX_LIMITS as i64, 1, MAX_LIMITS as i64);
+/// A limiter stored under a higher setting keeps being served with its
+/// number of limits.
+pub static MAX_LIMITS_SETTING: Setting = Setting::new(
+    c"rate-max-limits",
+    (MAX_LIMITS as i64, 1, MAX_LIMITS as i64),
+    "the limits (`… AND max period`) one `RATE.LIMIT` may give a key that holds no limiter yet",
+);
 
 fn too_many_limits(most: i64) -> RedisError {
     errors::TOO_MANY_LIMITS.with(&[&most])
@@ -773,8 +777,14 @@ impl Waitable for FixedWindows {
     }
 }
 
-pub static FIXED_WAIT_STATS: WaitStats =
-    WaitStats::new(c"rate_waits", c"rate_waits_timed_out", c"rate_handoffs");
+pub static FIXED_WAIT_STATS: WaitStats = WaitStats::new(
+    (c"rate_waits", "`RATE.FIXED … WAIT`s started"),
+    (c"rate_waits_timed_out", "`RATE.FIXED … WAIT`s that ran out"),
+    (
+        c"rate_handoffs",
+        "waiters counted once their counter had room",
+    ),
+);
 
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
@@ -801,8 +811,8 @@ const LIMIT_ARGS: &[ArgSpec] = &[
 const LIMIT_COMPLEXITY: &std::ffi::CStr =
     c"O(L) for L limits with GCRA; O(L + N) with SLIDING, N the actions recorded in the longest period";
 
-pub static ALLOWED: Stat = Stat::counter(c"rate_allowed");
-pub static LIMITED: Stat = Stat::counter(c"rate_limited");
+pub static ALLOWED: Stat = Stat::counter(c"rate_allowed", "`RATE.LIMIT` calls allowed");
+pub static LIMITED: Stat = Stat::counter(c"rate_limited", "`RATE.LIMIT` calls refused");
 
 pub static FAMILY: FamilySpec = FamilySpec {
     commands: COMMANDS,

@@ -691,11 +691,20 @@ const HOLDER: &[ArgSpec] = &[TOKEN, ArgSpec::required(c"at", ArgType::Integer)];
 const SINCE: &CStr = c"0.5.0";
 
 /// Readers-writer locks stored (copies included).
-pub static RWLOCKS: Stat = Stat::gauge(c"rwlocks");
+pub static RWLOCKS: Stat = Stat::gauge(
+    c"rwlocks",
+    "readers-writer locks stored (`rr-rwlock` values, copies included)",
+);
 pub static WAIT_STATS: WaitStats = WaitStats::new(
-    c"rwlock_waits",
-    c"rwlock_waits_timed_out",
-    c"rwlock_handoffs",
+    (c"rwlock_waits", "`RWLOCK.ACQUIRE … WAIT`s started"),
+    (
+        c"rwlock_waits_timed_out",
+        "`RWLOCK.ACQUIRE … WAIT`s that ran out",
+    ),
+    (
+        c"rwlock_handoffs",
+        "waiters admitted to a readers-writer lock",
+    ),
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {

@@ -359,11 +359,17 @@ const ITEM: ArgSpec = ArgSpec::required(c"item", ArgType::String);
 const SINCE: &CStr = c"0.6.0";
 
 /// Unique queues stored (copies included).
-pub static UNIQUE_QUEUES: Stat = Stat::gauge(c"unique_queues");
+pub static UNIQUE_QUEUES: Stat = Stat::gauge(
+    c"unique_queues",
+    "unique queues (`rr-uqueue`) stored (copies included)",
+);
 pub static WAIT_STATS: WaitStats = WaitStats::new(
-    c"unique_queue_waits",
-    c"unique_queue_waits_timed_out",
-    c"unique_queue_handoffs",
+    (c"unique_queue_waits", "`UQUEUE.ROTATE … WAIT`s started"),
+    (
+        c"unique_queue_waits_timed_out",
+        "`UQUEUE.ROTATE … WAIT`s that ran out",
+    ),
+    (c"unique_queue_handoffs", "waiters served by a rotation"),
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {

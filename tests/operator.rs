@@ -21,21 +21,11 @@ server_tests! {
         let text: String = cmd(&["INFO", "recipes"]).query(&mut con).unwrap();
         assert!(text.starts_with("# recipes\r\n"), "{text}");
         let zero = recipes_figures(&mut con, "recipes");
-        let names = [
-            "locks_with_waiters", "resource_pools_with_waiters", "idpools_with_waiters", "clients_waiting",
-            "lock_waits", "lock_waits_timed_out", "lock_handoffs_release", "lock_handoffs_delete",
-            "lock_handoffs_expiry", "idpools", "idpool_leases", "idpool_leases_reclaimed", "idpool_waits",
-            "idpool_waits_timed_out", "idpool_handoffs", "resource_pools", "resource_waits",
-            "resource_waits_timed_out", "resource_handoffs", "rate_allowed", "rate_limited",
-            "rwlocks_with_waiters", "latches_with_waiters", "rwlocks", "rwlock_waits",
-            "rwlock_waits_timed_out", "rwlock_handoffs", "latch_waits", "latch_waits_timed_out",
-            "autocomplete_keys", "autocomplete_entries_faded", "autocomplete_hints_searched", "unique_queues",
-            "unique_queues_with_waiters", "unique_queue_waits", "unique_queue_waits_timed_out",
-            "unique_queue_handoffs", "rate_windows_with_waiters", "rate_waits", "rate_waits_timed_out",
-            "rate_handoffs", "panics_caught",
-        ];
-        for name in names {
-            assert_eq!(zero.get(name), Some(&0), "{name} in {zero:?}");
+        // Every field the module's spec lists, and no other.
+        let names = harness::spec_info_fields();
+        assert!(names.len() > 40, "{names:?}");
+        for name in &names {
+            assert_eq!(zero.get(name.as_str()), Some(&0), "{name} in {zero:?}");
         }
         assert_eq!(zero.len(), names.len(), "{zero:?}");
 

@@ -27,16 +27,23 @@ pub struct Setting {
     pub default: i64,
     pub min: i64,
     pub max: i64,
+    /// What it bounds (Markdown, for the module's spec and the manual).
+    pub doc: &'static str,
     pub(in crate::common) value: AtomicI64,
 }
 
 impl Setting {
-    pub const fn new(name: &'static CStr, default: i64, min: i64, max: i64) -> Setting {
+    pub const fn new(
+        name: &'static CStr,
+        (default, min, max): (i64, i64, i64),
+        doc: &'static str,
+    ) -> Setting {
         Setting {
             name,
             default,
             min,
             max,
+            doc,
             value: AtomicI64::new(default),
         }
     }

@@ -18,6 +18,8 @@ use serde_json::{json, Map, Value};
 use super::command::{ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec};
 use super::errors::{self, ErrorText};
 use super::family::FamilySpec;
+use super::stats;
+use super::wait;
 
 fn text(value: &CStr) -> String {
     value.to_string_lossy().into_owned()
@@ -193,11 +195,40 @@ fn family(family: &FamilySpec) -> Value {
             "default": setting.default,
             "min": setting.min,
             "max": setting.max,
+            "doc": setting.doc,
         })).collect::<Vec<_>>(),
-        "info": family.stats.iter().map(|stat| json!({
-            "name": format!("recipes_{}", text(stat.name)),
-        })).collect::<Vec<_>>(),
+        "info": info_fields(family),
     })
+}
+
+fn info_field(name: &CStr, gauge: bool, doc: &str) -> Value {
+    json!({
+        "name": format!("recipes_{}", text(name)),
+        "kind": if gauge { "gauge" } else { "counter" },
+        "doc": doc,
+    })
+}
+
+/// A family's `INFO recipes` fields: its keys with waiters when it waits,
+/// then its figures.
+fn info_fields(family: &FamilySpec) -> Vec<Value> {
+    let waiting = family
+        .waiting
+        .iter()
+        .map(|watcher| info_field(wait::keys_waited_on(watcher), true, stats::WITH_WAITERS));
+    let figures = family
+        .stats
+        .iter()
+        .map(|stat| info_field(stat.name, stat.gauge, stat.doc));
+    waiting.chain(figures).collect()
+}
+
+/// The `INFO recipes` fields of no family.
+fn shared_info() -> Vec<Value> {
+    [stats::CLIENTS_WAITING, stats::PANICS_CAUGHT]
+        .iter()
+        .map(|shown| info_field(shown.name, shown.gauge, shown.doc))
+        .collect()
 }
 
 /// The whole spec.
@@ -209,6 +240,7 @@ pub fn spec() -> Value {
         "errors": errors::EVERY_COMMAND.iter().copied().map(error).collect::<Vec<_>>(),
         "family_errors": errors::BY_FAMILY.iter().copied().map(error).collect::<Vec<_>>(),
         "families": crate::FAMILIES.iter().copied().map(family).collect::<Vec<_>>(),
+        "info": shared_info(),
     })
 }
 

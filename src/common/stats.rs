@@ -13,22 +13,30 @@ use std::ffi::CStr;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// One figure of the INFO section: a counter (events since the module was
-/// loaded) or a gauge (a state, such as the pools stored now).
+/// loaded) or a gauge (a state, such as the pools stored now), with what it
+/// counts (Markdown, for the module's spec and the manual).
 pub struct Stat {
     pub(in crate::common) name: &'static CStr,
+    pub(in crate::common) gauge: bool,
+    pub(in crate::common) doc: &'static str,
     value: AtomicI64,
 }
 
 impl Stat {
-    pub const fn counter(name: &'static CStr) -> Self {
+    pub const fn counter(name: &'static CStr, doc: &'static str) -> Self {
         Self {
             name,
+            gauge: false,
+            doc,
             value: AtomicI64::new(0),
         }
     }
 
-    pub const fn gauge(name: &'static CStr) -> Self {
-        Self::counter(name)
+    pub const fn gauge(name: &'static CStr, doc: &'static str) -> Self {
+        Self {
+            gauge: true,
+            ..Self::counter(name, doc)
+        }
     }
 
     pub fn add(&self, n: i64) {
@@ -43,3 +51,28 @@ impl Stat {
         self.value.load(Ordering::Relaxed)
     }
 }
+
+/// A figure computed when `INFO` asks rather than counted: its name, whether
+/// it is a gauge, and what it shows.
+pub struct Shown {
+    pub name: &'static CStr,
+    pub gauge: bool,
+    pub doc: &'static str,
+}
+
+/// The clients waiting in all families (`wait/info.rs`).
+pub const CLIENTS_WAITING: Shown = Shown {
+    name: c"clients_waiting",
+    gauge: true,
+    doc: "clients blocked in a `… WAIT` now",
+};
+
+/// Bugs contained (`ffi/panic.rs`).
+pub const PANICS_CAUGHT: Shown = Shown {
+    name: c"panics_caught",
+    gauge: false,
+    doc: "bugs the panic guard contained (see the server log); must stay 0",
+};
+
+/// What a waiting family's `<keys>_with_waiters` gauge shows.
+pub const WITH_WAITERS: &str = "keys of the family with clients waiting on them";

@@ -5,14 +5,37 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+/// The module's spec, `docs/spec.json`.
+pub fn spec() -> &'static serde_json::Value {
+    static SPEC: OnceLock<serde_json::Value> = OnceLock::new();
+    SPEC.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec.json");
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("docs/spec.json"))
+            .expect("docs/spec.json is JSON")
+    })
+}
+
+/// The `INFO recipes` fields the spec lists (families' and shared), without
+/// the section's `recipes_` prefix.
+pub fn spec_info_fields() -> Vec<String> {
+    let spec = spec();
+    spec["families"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|family| family["info"].as_array())
+        .chain(spec["info"].as_array())
+        .flatten()
+        .filter_map(|field| field["name"].as_str())
+        .map(|name| name.trim_start_matches("recipes_").to_owned())
+        .collect()
+}
+
 /// Every error text of the catalogue, `{name}` where a value goes.
 pub fn error_catalogue() -> &'static [String] {
     static CATALOGUE: OnceLock<Vec<String>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec.json");
-        let spec: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("docs/spec.json"))
-                .expect("docs/spec.json is JSON");
+        let spec = spec();
         let lists = ["errors", "family_errors"]
             .iter()
             .filter_map(|list| spec[list].as_array())

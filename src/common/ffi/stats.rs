@@ -9,7 +9,7 @@ use redis_module::raw;
 
 use super::panic::{caught, guard};
 use crate::api;
-use crate::common::stats::Stat;
+use crate::common::stats::{Stat, PANICS_CAUGHT};
 
 /// Figures computed when `INFO` asks (cheap: no key is read).
 pub type Live = fn() -> Vec<(&'static CStr, i64)>;
@@ -45,6 +45,6 @@ extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) 
         for stat in STATS.get().map(Vec::as_slice).unwrap_or_default() {
             api!(RedisModule_InfoAddFieldLongLong)(ctx, stat.name.as_ptr(), stat.get());
         }
-        api!(RedisModule_InfoAddFieldLongLong)(ctx, c"panics_caught".as_ptr(), caught());
+        api!(RedisModule_InfoAddFieldLongLong)(ctx, PANICS_CAUGHT.name.as_ptr(), caught());
     });
 }

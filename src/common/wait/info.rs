@@ -5,8 +5,9 @@
 
 use std::ffi::CStr;
 
-use super::events::watchers;
+use super::events::{watchers, Watcher};
 use super::waitable::Waitable;
+use crate::common::stats::CLIENTS_WAITING;
 
 /// Family `F`'s figures: its `INFO` name for keys with waiters, their
 /// count, and the clients waiting on them.
@@ -25,6 +26,12 @@ pub fn figures_all() -> Vec<(&'static CStr, i64)> {
         figures.push((name, keys as i64));
         clients += waiting;
     }
-    figures.push((c"clients_waiting", clients as i64));
+    figures.push((CLIENTS_WAITING.name, clients as i64));
     figures
+}
+
+/// The name of the `INFO` gauge of the keys `watcher`'s family has waiters
+/// on (for the module's spec).
+pub fn keys_waited_on(watcher: &Watcher) -> &'static CStr {
+    (watcher.figures)().0
 }

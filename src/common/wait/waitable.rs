@@ -111,16 +111,16 @@ pub struct WaitStats {
 
 impl WaitStats {
     /// The counters `<family>_waits`, `<family>_waits_timed_out` and
-    /// `<family>_handoffs`, named in full.
+    /// `<family>_handoffs`, each named in full with what it counts.
     pub const fn new(
-        started: &'static CStr,
-        timed_out: &'static CStr,
-        handoffs: &'static CStr,
+        started: (&'static CStr, &'static str),
+        timed_out: (&'static CStr, &'static str),
+        handoffs: (&'static CStr, &'static str),
     ) -> Self {
         Self {
-            started: Stat::counter(started),
-            timed_out: Stat::counter(timed_out),
-            handoffs: Stat::counter(handoffs),
+            started: Stat::counter(started.0, started.1),
+            timed_out: Stat::counter(timed_out.0, timed_out.1),
+            handoffs: Stat::counter(handoffs.0, handoffs.1),
         }
     }
 
