@@ -14,6 +14,8 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
@@ -25,7 +27,6 @@ use crate::common::command::{
     UPDATES_FIRST,
 };
 use crate::common::config::Setting;
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::context::now_ms;
@@ -441,6 +442,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[&SLUG_MAX_CHARS],
+    errors: errors::OWN,
     stored: &[],
 };
 

@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod core;
+mod errors;
 pub mod text;
 
 use std::ffi::CStr;
@@ -39,7 +40,6 @@ use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
 use crate::common::datatype::{self, adopt, Stored, StoredType};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
 use crate::common::ffi::args::Arg;
@@ -612,6 +612,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&AUTOCOMPLETE_KEYS, &FADED, &HINTS_SEARCHED],
     waiting: None,
     settings: &[&MAX_CHARS, &HINT_CACHE],
+    errors: errors::OWN,
     stored: &[StoredType {
         data_type: &AUTOCOMPLETE_TYPE,
         encodings: ENCODINGS,

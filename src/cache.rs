@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
 mod json;
 
 use std::os::raw::c_int;
@@ -18,7 +19,6 @@ use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST,
 };
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind};
@@ -191,6 +191,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[],
+    errors: errors::OWN,
     stored: &[],
 };
 

@@ -11,6 +11,8 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
+
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
@@ -20,7 +22,6 @@ use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST, UPDATED,
     UPDATES_FIRST,
 };
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Field, Key, Kind, Write};
@@ -233,6 +234,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[],
+    errors: errors::OWN,
     stored: &[],
 };
 

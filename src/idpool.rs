@@ -18,6 +18,7 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
 mod pool;
 mod tree;
 
@@ -30,7 +31,6 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use crate::common::args::{groups, parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Stored, StoredType};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
 use crate::common::ffi::args::Arg;
@@ -580,6 +580,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<IdPools>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[StoredType {
         data_type: &ID_POOL_TYPE,
         encodings: ENCODINGS,

@@ -24,6 +24,8 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
@@ -31,7 +33,6 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
-use crate::common::errors::{self, ErrorText};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::context::now_ms;
@@ -42,6 +43,7 @@ use crate::common::stats::Stat;
 use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};
 use crate::entry;
+use errors::ErrorText;
 
 const PX: OptSpec = OptSpec::valued("PX");
 const EX: OptSpec = OptSpec::valued("EX");
@@ -228,6 +230,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[&WAITS_STARTED, &WAITS_TIMED_OUT],
     waiting: Some(wait::watcher::<Latches>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[],
 };
 

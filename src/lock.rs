@@ -22,6 +22,8 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
+
 use std::collections::HashSet;
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -32,7 +34,6 @@ use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
 };
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{Key, Kind, OpenKeys};
@@ -691,6 +692,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<Locks>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[],
 };
 

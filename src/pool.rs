@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
 mod resources;
 
 use std::ffi::CStr;
@@ -36,7 +37,6 @@ use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
 use crate::common::ffi::args::Arg;
@@ -618,6 +618,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<Pools>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[StoredType {
         data_type: &RESOURCE_POOL_TYPE,
         encodings: ENCODINGS,

@@ -31,13 +31,14 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
+
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, UPDATES_FIRST};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{End, Key};
@@ -152,6 +153,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     stats: &[],
     waiting: None,
     settings: &[],
+    errors: errors::OWN,
     stored: &[],
 };
 

@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 mod decide;
+mod errors;
 mod fixed;
 
 use std::os::raw::c_int;
@@ -37,7 +38,6 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::config::Setting;
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::context::now_ms;
@@ -825,6 +825,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<FixedWindows>()),
     settings: &[&SLIDING_MAX, &MAX_LIMITS_SETTING],
+    errors: errors::OWN,
     stored: &[],
 };
 

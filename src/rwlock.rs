@@ -26,6 +26,7 @@
 
 #![forbid(unsafe_code)]
 
+mod errors;
 mod state;
 
 use std::ffi::CStr;
@@ -40,7 +41,6 @@ use crate::common::command::{
     UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
 use crate::common::ffi::args::Arg;
@@ -717,6 +717,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<RwLocks>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[StoredType {
         data_type: &RWLOCK_TYPE,
         encodings: ENCODINGS,

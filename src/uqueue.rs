@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 pub mod core;
+mod errors;
 
 use std::collections::HashSet;
 use std::ffi::CStr;
@@ -32,7 +33,6 @@ use self::core::{Queue, MAX_ITEMS};
 use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
 use crate::common::datatype::{self, adopt, Stored, StoredType};
-use crate::common::errors;
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
 use crate::common::ffi::args::Arg;
@@ -382,6 +382,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
     ],
     waiting: Some(wait::watcher::<Rotations>()),
     settings: &[],
+    errors: errors::OWN,
     stored: &[StoredType {
         data_type: &UNIQUE_QUEUE_TYPE,
         encodings: ENCODINGS,

@@ -134,23 +134,24 @@ def info_page(spec: Json) -> str:
 
 
 def errors_page(current: str, spec: Json, classes: Json) -> str:
-    """docs/src/errors.md with each generated table (after a
-    ``<!-- errors:NAME -->`` marker, up to the next blank line) rewritten."""
-    family_errors = spec.get("family_errors") or [e for f in spec["families"] for e in f.get("errors", [])]
-    tables = {
+    """docs/src/errors.md with what sits between each ``<!-- errors:NAME -->``
+    marker and its ``<!-- /errors:NAME -->`` generated: the errors of every
+    command; then those several families share, and each family's own."""
+    families = [error_table(spec["shared_errors"], classes, "commands, and when")]
+    for family in spec["families"]:
+        if family["errors"]:
+            families += [f"### {family['name']}", "", error_table(family["errors"], classes, "when")]
+    sections = {
         "every": error_table(spec["errors"], classes, "when"),
-        "families": error_table(family_errors, classes, "commands, and when"),
+        "families": "\n".join(families),
     }
     out = current
-    for name, table in tables.items():
-        marker = f"<!-- errors:{name} -->\n"
-        start = out.find(marker)
-        if start < 0:
-            raise SystemExit(f"docs/src/errors.md lacks the marker {marker!r}")
-        start += len(marker)
-        end = out.find("\n\n", start)
-        end = len(out) if end < 0 else end + 1
-        out = out[:start] + table + out[end:]
+    for name, section in sections.items():
+        begin, end = f"<!-- errors:{name} -->\n", f"<!-- /errors:{name} -->\n"
+        start, stop = out.find(begin), out.find(end)
+        if start < 0 or stop < start:
+            raise SystemExit(f"docs/src/errors.md lacks the markers {begin!r} and {end!r}")
+        out = out[: start + len(begin)] + section + out[stop:]
     return out
 
 

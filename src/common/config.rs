@@ -28,6 +28,7 @@ pub struct Setting {
     pub min: i64,
     pub max: i64,
     /// What it bounds (Markdown, for the module's spec and the manual).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub doc: &'static str,
     pub(in crate::common) value: AtomicI64,
 }

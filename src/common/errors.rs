@@ -1,9 +1,11 @@
-//! Every error the module answers, written once: the catalogue.
+//! The error catalogue: the errors of every command and those several
+//! families share are written here; each family writes its own in its
+//! `errors.rs` (`src/idpool/errors.rs`, …), which re-exports these.
 //!
-//! A command answers an error by naming its entry here (`errors::SYNTAX.error()`,
+//! A command answers an error by naming its entry (`errors::SYNTAX.error()`,
 //! or `errors::NO_POOL.with(&[&key])` where the text holds a value). No error
-//! text is written anywhere else in `src/` (a test checks it), so the list below
-//! is complete. It goes into the module's spec (`spec.rs`, `docs/spec.json`),
+//! text is written anywhere else in `src/` (a test checks it), so the
+//! catalogue is complete. It goes into the module's spec (`spec.rs`, `docs/spec.json`),
 //! from which `docs/src/errors.md`'s tables and the client packages' error
 //! classes are generated (`tools/generate.py`); every error the attack suite
 //! meets is checked against it (`tests/hardening.rs`).
@@ -76,7 +78,7 @@ fn fill(text: &str, values: &[&dyn Display]) -> String {
     out
 }
 
-const fn entry(text: &'static str, when: &'static str) -> ErrorText {
+pub const fn entry(text: &'static str, when: &'static str) -> ErrorText {
     ErrorText { text, when }
 }
 
@@ -152,7 +154,7 @@ pub const EVERY_COMMAND: &[&ErrorText] = &[
     &UNKNOWN_COMMAND,
 ];
 
-// ---- Errors of some families ----------------------------------------------
+// ---- Errors of several families ----------------------------------------------
 
 pub const HASH_NOT_AN_INTEGER: ErrorText = entry(
     "ERR hash value is not an integer",
@@ -163,21 +165,9 @@ pub const OVERFLOW: ErrorText = entry(
     "ERR increment or decrement would overflow",
     "`ARTICLE.VIEW`, `LOCK.ACQUIRE … FENCE`, `RWLOCK.ACQUIRE … WRITE … FENCE`, `RATE.FIXED` (past ±2^63)",
 );
-pub const EXHAUSTED: ErrorText = entry(
-    "EXHAUSTED taking {count} more ID(s) after {last} would pass 9223372036854775807",
-    "`IDGEN.NEXT`, `IDGEN.ASSIGN` (a new name)",
-);
 pub const COUNT_RANGE: ErrorText = entry(
     "ERR COUNT must be between 1 and {most}",
     "`IDGEN.NEXT … COUNT` (2147483648), `AUTOCOMPLETE.HINT … COUNT` (2147483647)",
-);
-pub const NEGATIVE_FLOOR: ErrorText = entry(
-    "ERR floor must be a non-negative integer",
-    "`IDGEN.RESERVE`",
-);
-pub const SAME_INDEX_KEYS: ErrorText = entry(
-    "ERR the counter, index and REVERSE keys must differ",
-    "`IDGEN.ASSIGN` naming one key twice",
 );
 pub const EMPTY_TOKEN: ErrorText = entry(
     "ERR token must not be empty",
@@ -187,232 +177,20 @@ pub const FENCE_KEY: ErrorText = entry(
     "ERR FENCE key must differ from the lock key",
     "`LOCK.ACQUIRE`, `RWLOCK.ACQUIRE`",
 );
-pub const NUMKEYS_RANGE: ErrorText = entry(
-    "ERR numkeys must be between 1 and {most}",
-    "`LOCK.MACQUIRE`, `LOCK.MRELEASEIF`, `LOCK.MEXTEND` (`most`: 1024)",
-);
-pub const NUMKEYS_MISMATCH: ErrorText = entry(
-    "ERR numkeys does not match the arguments: numkeys keys, then the token",
-    "`LOCK.MACQUIRE`, `LOCK.MEXTEND` (fewer keys than numkeys, or no token after them), `LOCK.MRELEASEIF` \
-     (anything but numkeys keys and a token)",
-);
-pub const MULTI_FENCE: ErrorText = entry(
-    "ERR LOCK.MACQUIRE takes no FENCE (its reply is the number of keys): take a fencing token with LOCK.ACQUIRE … FENCE",
-    "`LOCK.MACQUIRE … FENCE`",
-);
-pub const NO_UPGRADE: ErrorText = entry(
-    "NOUPGRADE token holds a read lock: release it before asking for WRITE (two readers upgrading would deadlock)",
-    "`RWLOCK.ACQUIRE … WRITE` by a token holding `READ`",
-);
-pub const LATCH_COUNT: ErrorText = entry(
-    "ERR count must be a positive integer",
-    "`LATCH.SET` (`count` below 1)",
-);
-pub const LATCH_DECREMENT: ErrorText = entry(
-    "ERR decrement must be a positive integer",
-    "`LATCH.COUNTDOWN` (`n` below 1)",
-);
-pub const LATCH_TIMEOUT: ErrorText = entry(
-    "ERR invalid timeout in 'latch.wait' command",
-    "`LATCH.WAIT` (`ms` below 1, or past the largest time)",
-);
-pub const SLUG_TAKEN: ErrorText = entry(
-    "SLUGTAKEN slug '{slug}' belongs to another article",
-    "`ARTICLE.CREATE`, `ARTICLE.SETSLUG`",
-);
-pub const INVALID_SLUG: ErrorText = entry(
-    "BADSLUG invalid slug: use 1 to {most} Unicode letters, digits, '-' or '_'",
-    "`ARTICLE.CREATE`, `ARTICLE.SETSLUG` (`most`: `recipes.article-slug-max-chars`), `ARTICLE.BYSLUG` (4096)",
-);
-pub const SLUG_INDEX_KEY: ErrorText = entry(
-    "ERR the slug index must be another key than the article",
-    "`ARTICLE.*` with a slug index",
-);
-pub const INVALID_JSON: ErrorText = entry(
-    "BADJSON invalid JSON: {message}",
-    "`CACHE.SETJSON` (`message`: serde_json's)",
-);
-pub const NOT_JSON: ErrorText = entry(
-    "ERR the value is not JSON",
-    "`CACHE.GETJSON` (a string not written as JSON)",
-);
-pub const NOT_A_JSON_OBJECT: ErrorText = entry(
-    "ERR the value is not a JSON object",
-    "`CACHE.GETJSON … FIELD`",
-);
-pub const IDPOOL_MAX: ErrorText = entry(
-    "ERR max must be between 1 and 4294967295",
-    "`IDPOOL.CREATE`, `IDPOOL.RESIZE`",
-);
-pub const IDPOOL_ID: ErrorText = entry(
-    "ERR id must be between 1 and {max}",
-    "`IDPOOL.RELEASE`, `IDPOOL.RENEW`",
-);
-pub const NO_POOL: ErrorText = entry(
-    "NOPOOL no ID pool at key '{key}'",
-    "`IDPOOL.*` but `CREATE`",
-);
-pub const KEY_EXISTS: ErrorText = entry(
-    "BUSYKEY Target key name already exists.",
-    "`IDPOOL.CREATE` on an existing key",
-);
-pub const CANNOT_SHRINK: ErrorText = entry(
-    "NOSHRINK cannot shrink the pool to {max}: ID {id} is leased",
-    "`IDPOOL.RESIZE`",
-);
 pub const LEASE_END: ErrorText = entry(
     "ERR a lease ends at 0 (never) or a positive time",
     "`IDPOOL.APPLY`, `POOL.APPLY`, `RWLOCK.APPLY`",
 );
-pub const EMPTY_OWNER: ErrorText = entry("ERR owner must not be empty", "`POOL.*`");
-pub const RATE_RANGE: ErrorText = entry(
-    "ERR {what} must be an integer between 1 and {most}",
-    "`RATE.LIMIT`, `RATE.PEEK` (`what`: max, period, burst or cost)",
-);
-pub const COST_TOO_HIGH: ErrorText = entry(
-    "TOOCOSTLY cost {cost} exceeds the {limit} of {most}: such an action can never be allowed",
-    "`RATE.LIMIT`, `RATE.PEEK` (`limit`: burst, or max for `SLIDING`), `RATE.FIXED … WAIT` (`limit`: max)",
-);
-pub const FIXED_RANGE: ErrorText = entry(
-    "ERR {what} must be an integer between {least} and {most}",
-    "`RATE.FIXED` (`what`: period, max or BLOCK)",
-);
-pub const FIXED_NEEDS_MAX: ErrorText = entry(
-    "ERR {option} needs MAX",
-    "`RATE.FIXED` (`option`: BLOCK, EXTEND, BACKOFF or WAIT)",
-);
-pub const FIXED_NEEDS_PERIOD: ErrorText = entry(
-    "ERR {option} sets the TTL to the period: give a period above 0",
-    "`RATE.FIXED` (`option`: RENEW, EXTEND or BACKOFF)",
-);
-pub const EMISSION_TOO_LONG: ErrorText = entry(
-    "ERR burst × period / max must be at most 100 years",
-    "`RATE.LIMIT`, `RATE.PEEK`",
-);
-pub const SLIDING_BURST: ErrorText = entry(
-    "ERR BURST applies to GCRA limits; a SLIDING window allows max at once",
-    "`RATE.LIMIT`, `RATE.PEEK`",
-);
-pub const SLIDING_MAX: ErrorText = entry(
-    "ERR a SLIDING window's max must be at most {most} when its period is over {most} ms",
-    "`RATE.LIMIT` (`most`: `recipes.rate-sliding-max`)",
-);
-pub const TOO_MANY_LIMITS: ErrorText = entry(
-    "ERR too many limits in one call (at most {most})",
-    "`RATE.LIMIT` (16, or `recipes.rate-max-limits` for a new limiter), `RATE.PEEK` (16)",
-);
-pub const NOT_A_LIMITER: ErrorText = entry(
-    "MISMATCH the key holds a string that is not a rate limiter",
-    "`RATE.LIMIT`, `RATE.PEEK`, `RATE.RESET`",
-);
-pub const LIMIT_COUNT_MISMATCH: ErrorText = entry(
-    "MISMATCH the key holds a limiter of {held} limit(s); this call gives {given} (RATE.RESET it first)",
-    "`RATE.LIMIT`, `RATE.PEEK`",
-);
-pub const GCRA_NOT_SLIDING: ErrorText = entry(
-    "MISMATCH the key holds a GCRA limiter, not a SLIDING window (RATE.RESET it first)",
-    "`RATE.LIMIT`, `RATE.PEEK` … `SLIDING`",
-);
-pub const SLIDING_NOT_GCRA: ErrorText = entry(
-    "MISMATCH the key holds a SLIDING window, not a GCRA limiter (RATE.RESET it first)",
-    "`RATE.LIMIT`, `RATE.PEEK` without `SLIDING`",
-);
-pub const EMPTY_CONTENT: ErrorText = entry(
-    "ERR content must not be empty",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET`",
-);
-pub const CONTENT_TOO_LONG: ErrorText = entry(
-    "ERR content must be at most {most} characters",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (`most`: `recipes.autocomplete-max-chars`)",
-);
-pub const NOT_UTF8: ErrorText = entry(
-    "ERR content and prefix must be valid UTF-8",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET`, `AUTOCOMPLETE.HINT`",
-);
-/// `ZINCRBY`'s text.
-pub const NOT_A_FLOAT: ErrorText = entry(
-    "ERR value is not a valid float",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (a weight or increment that is not a number)",
-);
-pub const WEIGHT_NOT_FINITE: ErrorText = entry(
-    "ERR weight must be a finite number",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` (`inf`, `nan`)",
-);
-pub const WEIGHT_OVERFLOW: ErrorText = entry(
-    "ERR resulting weight is not a finite number",
-    "`AUTOCOMPLETE.FEED` (the sum overflows)",
-);
-pub const AUTOCOMPLETE_FULL: ErrorText = entry(
-    "ERR an autocomplete key holds at most {most} entries",
-    "`AUTOCOMPLETE.FEED`, `AUTOCOMPLETE.SET` of a new entry",
-);
-pub const QUEUE_MAXLEN: ErrorText = entry(
-    "ERR maxlen must be a positive integer",
-    "`QUEUE.RPUSH`, `QUEUE.LPUSH` (`maxlen` below 1; nothing is written)",
-);
 
-pub const REPEATED_ITEM: ErrorText = entry(
-    "ERR item '{item}' given more than once",
-    "`UQUEUE.INSERT` naming an item twice (the book's `ValueError`)",
-);
-pub const UQUEUE_FULL: ErrorText = entry(
-    "ERR a unique queue holds at most {most} items",
-    "`UQUEUE.INSERT` of new items into a full queue",
-);
-
-/// The errors of some families, as `docs/src/errors.md` lists them.
-pub const BY_FAMILY: &[&ErrorText] = &[
+/// The errors several families answer, as `docs/src/errors.md` lists them
+/// (each family declares its own in its `errors.rs`).
+pub const SHARED: &[&ErrorText] = &[
     &HASH_NOT_AN_INTEGER,
     &OVERFLOW,
-    &EXHAUSTED,
     &COUNT_RANGE,
-    &NEGATIVE_FLOOR,
-    &SAME_INDEX_KEYS,
     &EMPTY_TOKEN,
     &FENCE_KEY,
-    &NUMKEYS_RANGE,
-    &NUMKEYS_MISMATCH,
-    &MULTI_FENCE,
-    &NO_UPGRADE,
-    &LATCH_COUNT,
-    &LATCH_DECREMENT,
-    &LATCH_TIMEOUT,
-    &SLUG_TAKEN,
-    &INVALID_SLUG,
-    &SLUG_INDEX_KEY,
-    &INVALID_JSON,
-    &NOT_JSON,
-    &NOT_A_JSON_OBJECT,
-    &IDPOOL_MAX,
-    &IDPOOL_ID,
-    &NO_POOL,
-    &KEY_EXISTS,
-    &CANNOT_SHRINK,
     &LEASE_END,
-    &EMPTY_OWNER,
-    &RATE_RANGE,
-    &COST_TOO_HIGH,
-    &FIXED_RANGE,
-    &FIXED_NEEDS_MAX,
-    &FIXED_NEEDS_PERIOD,
-    &EMISSION_TOO_LONG,
-    &SLIDING_BURST,
-    &SLIDING_MAX,
-    &TOO_MANY_LIMITS,
-    &NOT_A_LIMITER,
-    &LIMIT_COUNT_MISMATCH,
-    &GCRA_NOT_SLIDING,
-    &SLIDING_NOT_GCRA,
-    &EMPTY_CONTENT,
-    &CONTENT_TOO_LONG,
-    &NOT_UTF8,
-    &NOT_A_FLOAT,
-    &WEIGHT_NOT_FINITE,
-    &WEIGHT_OVERFLOW,
-    &AUTOCOMPLETE_FULL,
-    &QUEUE_MAXLEN,
-    &REPEATED_ITEM,
-    &UQUEUE_FULL,
 ];
 
 #[cfg(test)]
@@ -424,23 +202,39 @@ mod tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
     }
 
+    /// Every error: those of every command, the shared ones, each family's.
     fn all() -> impl Iterator<Item = &'static ErrorText> {
-        EVERY_COMMAND.iter().chain(BY_FAMILY).copied()
+        let own = crate::FAMILIES.iter().flat_map(|family| family.errors);
+        EVERY_COMMAND.iter().chain(SHARED).chain(own).copied()
     }
 
-    /// A catalogue text as a Markdown table cell shows it.
-    /// Every entry declared here is in one of the two lists.
+    fn declared(text: &str) -> usize {
+        text.lines()
+            .filter(|line| line.starts_with("pub const ") && line.contains(": ErrorText = entry("))
+            .count()
+    }
+
+    /// Every entry declared here is in one of the two lists, and each
+    /// family's (`src/<family>/errors.rs`) in its `FamilySpec`'s `errors`.
     #[test]
     fn every_entry_is_listed() {
-        let declared = include_str!("errors.rs")
-            .lines()
-            .filter(|line| line.starts_with("pub const ") && line.contains(": ErrorText = entry("))
-            .count();
         assert_eq!(
-            declared,
-            all().count(),
-            "an ErrorText is missing from EVERY_COMMAND or BY_FAMILY"
+            declared(include_str!("errors.rs")),
+            EVERY_COMMAND.len() + SHARED.len(),
+            "an ErrorText is missing from EVERY_COMMAND or SHARED"
         );
+        for family in crate::FAMILIES {
+            let name = family.commands[0].name.to_string_lossy();
+            let name = name.split('.').next().unwrap_or_default();
+            let path = root().join("src").join(name).join("errors.rs");
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            assert_eq!(
+                declared(&text),
+                family.errors.len(),
+                "{}: an ErrorText is missing from its family's errors",
+                path.display()
+            );
+        }
     }
 
     #[test]
@@ -449,8 +243,8 @@ mod tests {
         assert_eq!(fill("no values {x}", &[]), "no values {x}");
         assert_eq!(fill("open { only", &[&1]), "open { only");
         assert_eq!(
-            SLIDING_MAX.with(&[&60000]).to_string(),
-            "ERR a SLIDING window's max must be at most 60000 when its period is over 60000 ms"
+            COUNT_RANGE.with(&[&64]).to_string(),
+            "ERR COUNT must be between 1 and 64"
         );
     }
 
@@ -484,9 +278,10 @@ mod tests {
         codes
     }
 
-    /// Errors are named here, never written where they are answered: no
+    /// Errors are named in the catalogue (this file and each family's
+    /// `errors.rs`), never written where they are answered: no
     /// `RedisError::Str`/`RedisError::String` and no quoted error code
-    /// (`"ERR …`) outside this file in `src/`, tests apart.
+    /// (`"ERR …`) elsewhere in `src/`, tests apart.
     #[test]
     fn no_error_text_is_written_outside_the_catalogue() {
         fn walk(dir: &Path, found: &mut Vec<String>) {
@@ -498,7 +293,7 @@ mod tests {
                 if path.is_dir() {
                     walk(&path, found);
                 } else if path.extension().is_some_and(|e| e == "rs")
-                    && !path.ends_with("common/errors.rs")
+                    && !path.ends_with("errors.rs")
                 {
                     let text = std::fs::read_to_string(&path).unwrap_or_default();
                     // The code, not its tests (at the end of each file).

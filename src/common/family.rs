@@ -1,6 +1,6 @@
-//! What a family gives the module, declared once in its own file: its
+//! What a family gives the module, declared once in its own files: its
 //! commands, its `INFO recipes` figures, its wait queues when its commands
-//! may wait, its settings and its data types. `src/lib.rs` lists the
+//! may wait, its settings, its errors and its data types. `src/lib.rs` lists the
 //! families; everything else is derived from this.
 
 #![forbid(unsafe_code)]
@@ -8,6 +8,7 @@
 use super::command::CommandSpec;
 use super::config::Setting;
 use super::datatype::StoredType;
+use super::errors::ErrorText;
 use super::stats::Stat;
 use super::wait::Watcher;
 
@@ -18,6 +19,10 @@ pub struct FamilySpec {
     /// Its wait queues, when its commands may wait (`… WAIT ms`).
     pub waiting: Option<Watcher>,
     pub settings: &'static [&'static Setting],
+    /// Its own errors (`<family>/errors.rs`), besides the shared ones of
+    /// `common/errors.rs`: read by the module's spec.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub errors: &'static [&'static ErrorText],
     /// Its module data types, with the encoding versions each reads.
     pub stored: &'static [StoredType],
 }

@@ -198,6 +198,7 @@ fn family(family: &FamilySpec) -> Value {
             "doc": setting.doc,
         })).collect::<Vec<_>>(),
         "info": info_fields(family),
+        "errors": family.errors.iter().copied().map(error).collect::<Vec<_>>(),
     })
 }
 
@@ -238,7 +239,7 @@ pub fn spec() -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "license": env!("CARGO_PKG_LICENSE"),
         "errors": errors::EVERY_COMMAND.iter().copied().map(error).collect::<Vec<_>>(),
-        "family_errors": errors::BY_FAMILY.iter().copied().map(error).collect::<Vec<_>>(),
+        "shared_errors": errors::SHARED.iter().copied().map(error).collect::<Vec<_>>(),
         "families": crate::FAMILIES.iter().copied().map(family).collect::<Vec<_>>(),
         "info": shared_info(),
     })

@@ -17,7 +17,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 /// counts (Markdown, for the module's spec and the manual).
 pub struct Stat {
     pub(in crate::common) name: &'static CStr,
+    // Read by the module's spec (`spec.rs`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(in crate::common) gauge: bool,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(in crate::common) doc: &'static str,
     value: AtomicI64,
 }
@@ -56,7 +59,9 @@ impl Stat {
 /// it is a gauge, and what it shows.
 pub struct Shown {
     pub name: &'static CStr,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub gauge: bool,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub doc: &'static str,
 }
 
@@ -75,4 +80,5 @@ pub const PANICS_CAUGHT: Shown = Shown {
 };
 
 /// What a waiting family's `<keys>_with_waiters` gauge shows.
+#[cfg(test)]
 pub const WITH_WAITERS: &str = "keys of the family with clients waiting on them";

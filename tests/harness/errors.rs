@@ -36,7 +36,7 @@ pub fn error_catalogue() -> &'static [String] {
     static CATALOGUE: OnceLock<Vec<String>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
         let spec = spec();
-        let lists = ["errors", "family_errors"]
+        let lists = ["errors", "shared_errors"]
             .iter()
             .filter_map(|list| spec[list].as_array())
             .chain(

@@ -19,7 +19,7 @@ function catalogue() {
   const spec = read('../../../docs/spec.json');
   const listed = read('../../errors.json');
   const byCode = new Map(listed.classes.flatMap((cls) => cls.codes.map((code) => [code, cls.name])));
-  const errors = [...spec.errors, ...(spec.family_errors ?? []), ...spec.families.flatMap((f) => f.errors ?? [])];
+  const errors = [...spec.errors, ...(spec.shared_errors ?? []), ...spec.families.flatMap((f) => f.errors ?? [])];
   return errors.map((error) => [
     error.text,
     error.text.startsWith('ERR unknown command')

@@ -175,7 +175,7 @@ def _catalogue() -> List[Tuple[str, str]]:
     spec = json.loads((_ROOT / "docs" / "spec.json").read_text(encoding="utf-8"))
     listed = json.loads((_ROOT / "clients" / "errors.json").read_text(encoding="utf-8"))
     by_code = {code: cls["name"] for cls in listed["classes"] for code in cls["codes"]}
-    errors = spec["errors"] + spec.get("family_errors", []) + [
+    errors = spec["errors"] + spec.get("shared_errors", []) + [
         error for family in spec["families"] for error in family.get("errors", [])]
     rows = []
     for error in errors:

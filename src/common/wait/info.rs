@@ -5,7 +5,7 @@
 
 use std::ffi::CStr;
 
-use super::events::{watchers, Watcher};
+use super::events::watchers;
 use super::waitable::Waitable;
 use crate::common::stats::CLIENTS_WAITING;
 
@@ -32,6 +32,7 @@ pub fn figures_all() -> Vec<(&'static CStr, i64)> {
 
 /// The name of the `INFO` gauge of the keys `watcher`'s family has waiters
 /// on (for the module's spec).
-pub fn keys_waited_on(watcher: &Watcher) -> &'static CStr {
+#[cfg(test)]
+pub fn keys_waited_on(watcher: &super::events::Watcher) -> &'static CStr {
     (watcher.figures)().0
 }

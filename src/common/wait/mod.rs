@@ -68,7 +68,9 @@ mod timers;
 mod waitable;
 
 pub use events::{init, Watcher};
-pub use info::{figures_all, keys_waited_on};
+pub use info::figures_all;
+#[cfg(test)]
+pub use info::keys_waited_on;
 pub use park::{park, parse_wait, waiting_on};
 pub use queues::{Cause, Waits};
 pub use serve::serve_waiters;
