@@ -438,6 +438,9 @@ const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const SLUG_ARG: ArgSpec = ArgSpec::required(c"slug", ArgType::String);
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "records created only if absent, with unique slugs and page views",
+    replaces:
+        "`MSETNX`/`MGET`/`MSET` records, a hash plus an `HSETNX` slug index, `INCR` page views",
     commands: COMMANDS,
     stats: &[],
     waiting: None,

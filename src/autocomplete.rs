@@ -608,6 +608,9 @@ pub static HINTS_SEARCHED: Stat = Stat::counter(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "search-box suggestions, one key per subject, entries that fade",
+    replaces:
+        "a sorted set per prefix (`ZINCRBY` on each, `ZRANGE … REV`), `FT.SUGADD`/`FT.SUGGET`",
     commands: COMMANDS,
     stats: &[&AUTOCOMPLETE_KEYS, &FADED, &HINTS_SEARCHED],
     waiting: None,

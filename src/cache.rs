@@ -187,6 +187,9 @@ const CONDITION: &[ArgSpec] = &[
 ];
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "checked JSON values and hashes written with their TTL",
+    replaces:
+        "JSON serialised by the client without checks, `MULTI`/`HSET`/`EXPIRE`/`EXEC` hash caches",
     commands: COMMANDS,
     stats: &[],
     waiting: None,

@@ -230,6 +230,8 @@ const ASSIGN_KEYS: &[KeySpec] = &[
 const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "auto-increment ID generators",
+    replaces: "`INCR` ID generators, `SET NX` reservations, `INCRBY` batch allocation, `HGET`-then-`INCR` name → ID maps",
     commands: COMMANDS,
     stats: &[],
     waiting: None,

@@ -569,6 +569,8 @@ pub static WAIT_STATS: WaitStats = WaitStats::new(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "cyclic ID pools with expiring leases",
+    replaces: "a sorted set of every ID scored by lease expiry, read-then-remove allocation",
     commands: COMMANDS,
     stats: &[
         &ID_POOLS,

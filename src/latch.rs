@@ -226,6 +226,8 @@ pub static WAITS_TIMED_OUT: Stat =
     Stat::counter(c"latch_waits_timed_out", "`LATCH.WAIT`s that ran out (nil)");
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "count-down latches that can expire",
+    replaces: "Redisson's `RCountDownLatch`, a counter polled until 0",
     commands: COMMANDS,
     stats: &[&WAITS_STARTED, &WAITS_TIMED_OUT],
     waiting: Some(wait::watcher::<Latches>()),

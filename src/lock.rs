@@ -682,6 +682,8 @@ pub static HANDOFFS_EXPIRY: Stat = Stat::counter(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "owner-token locks with leases, a fair wait and fencing tokens",
+    replaces: "`SET NX PX` locks, WATCH/MULTI or Lua owner-checked release, polling for a busy lock, redlock's scripts",
     commands: COMMANDS,
     stats: &[
         &WAITS_STARTED,

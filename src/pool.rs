@@ -609,6 +609,9 @@ pub static WAIT_STATS: WaitStats = WaitStats::new(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "resource pools with owners, leases and a fair wait",
+    replaces:
+        "the book's two sets moved by WATCH/SRANDMEMBER/MULTI/SMOVE/EXEC, a `BLMOVE` free list",
     commands: COMMANDS,
     stats: &[
         &RESOURCE_POOLS,

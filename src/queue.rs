@@ -149,6 +149,8 @@ const ARGS: &[ArgSpec] = &[
 const COMPLEXITY: &CStr = c"O(N + E) for the N items given and the E items evicted";
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "bounded pushes onto plain lists",
+    replaces: "the book's `RPUSH` then `LTRIM` fixed-length and faded queues, which write items only to throw them away",
     commands: COMMANDS,
     stats: &[],
     waiting: None,

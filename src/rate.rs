@@ -815,6 +815,9 @@ pub static ALLOWED: Stat = Stat::counter(c"rate_allowed", "`RATE.LIMIT` calls al
 pub static LIMITED: Stat = Stat::counter(c"rate_limited", "`RATE.LIMIT` calls refused");
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "rate limiters in one atomic command",
+    replaces:
+        "fixed windows of `MULTI`/`INCR`/`EXPIRE`, GCRA Lua scripts, redis-cell's `CL.THROTTLE`",
     commands: COMMANDS,
     stats: &[
         &ALLOWED,

@@ -708,6 +708,8 @@ pub static WAIT_STATS: WaitStats = WaitStats::new(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "readers-writer locks with a lease per holder and a fair queue",
+    replaces: "Redisson's `RReadWriteLock`, Lua readers-writer locks polled while busy",
     commands: COMMANDS,
     stats: &[
         &RWLOCKS,

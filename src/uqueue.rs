@@ -373,6 +373,9 @@ pub static WAIT_STATS: WaitStats = WaitStats::new(
 );
 
 pub static FAMILY: FamilySpec = FamilySpec {
+    about: "unique circular queues (round-robin)",
+    replaces:
+        "the book's list and set kept in step by `MULTI`, `LMOVE` rotation polled while empty",
     commands: COMMANDS,
     stats: &[
         &UNIQUE_QUEUES,

@@ -8,7 +8,8 @@ script makes:
 
 - ``docs/src/reference/<family>.md``: each family's command reference, and
   ``docs/src/reference/settings.md`` and ``info.md``;
-- the error tables of ``docs/src/errors.md`` (between its markers);
+- the error tables of ``docs/src/errors.md`` and the README's table of
+  families (between their markers), and ``docs/src/reference/families.md``;
 - ``clients/python/src/redis_recipes/_catalogue.py`` and
   ``clients/node/src/catalogue.ts``: the error classes, the table from an
   error's code to its class, the command families and the load hint;
@@ -114,6 +115,25 @@ def family_page(family: Json, classes: Json) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def families_table(spec: Json) -> str:
+    """Every family, what it is and what it replaces (the README's and the
+    introduction's table)."""
+    rows = ["| family | what it is | replaces |", "|---|---|---|"]
+    for family in spec["families"]:
+        rows.append(f"| {family['name']} | {family['about']} | {family['replaces']} |")
+    return "\n".join(rows) + "\n"
+
+
+def between(marker: str, text: str, section: str, where: str) -> str:
+    """``text`` with what sits between ``<!-- marker -->`` and
+    ``<!-- /marker -->`` replaced by ``section``."""
+    begin, end = f"<!-- {marker} -->\n", f"<!-- /{marker} -->\n"
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise SystemExit(f"{where} lacks the markers {begin.strip()} and {end.strip()}")
+    return text[: start + len(begin)] + section + text[stop:]
+
+
 def settings_page(spec: Json) -> str:
     rows = [f"<!-- {NOTICE}: do not edit -->", "", "| setting | default | range | what it does |", "|---|---|---|---|"]
     for family in spec["families"]:
@@ -147,11 +167,7 @@ def errors_page(current: str, spec: Json, classes: Json) -> str:
     }
     out = current
     for name, section in sections.items():
-        begin, end = f"<!-- errors:{name} -->\n", f"<!-- /errors:{name} -->\n"
-        start, stop = out.find(begin), out.find(end)
-        if start < 0 or stop < start:
-            raise SystemExit(f"docs/src/errors.md lacks the markers {begin!r} and {end!r}")
-        out = out[: start + len(begin)] + section + out[stop:]
+        out = between(f"errors:{name}", out, section, "docs/src/errors.md")
     return out
 
 
@@ -295,6 +311,8 @@ def outputs(spec: Json, classes: Json) -> dict[Path, Callable[[str | None], str]
             return family_page(family, classes)
 
         made[reference / f"{family['name'].lower()}.md"] = page
+    made[reference / "families.md"] = lambda _: f"<!-- {NOTICE}: do not edit -->\n\n" + families_table(spec)
+    made[ROOT / "README.md"] = lambda text: between("families", text or "", families_table(spec), "README.md")
     made[reference / "settings.md"] = lambda _: settings_page(spec)
     made[reference / "info.md"] = lambda _: info_page(spec)
     made[ROOT / "docs" / "src" / "errors.md"] = lambda text: errors_page(text or "", spec, classes)

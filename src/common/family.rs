@@ -13,6 +13,13 @@ use super::stats::Stat;
 use super::wait::Watcher;
 
 pub struct FamilySpec {
+    /// What it is, in a few words (the manual's title of its page).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub about: &'static str,
+    /// What applications write today that it replaces (Markdown, for the
+    /// README's table of families).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub replaces: &'static str,
     pub commands: &'static [CommandSpec],
     /// Its counters and gauges, in the order `INFO recipes` shows them.
     pub stats: &'static [&'static Stat],

@@ -189,6 +189,8 @@ fn family_name(family: &FamilySpec) -> String {
 fn family(family: &FamilySpec) -> Value {
     json!({
         "name": family_name(family),
+        "about": family.about,
+        "replaces": family.replaces,
         "commands": family.commands.iter().map(command).collect::<Vec<_>>(),
         "settings": family.settings.iter().map(|setting| json!({
             "name": format!("recipes.{}", text(setting.name)),
