@@ -1,8 +1,10 @@
 //! redis-recipes: the classic Redis recipes as native, atomic module commands.
-//! This file only registers; each family's behaviour lives in its own module.
+//! This file only registers; each family's behaviour lives in its own module
+//! (`src/<family>.rs` and `src/<family>/`), and everything it offers is in
+//! its `FamilySpec`, from which the module's spec (`docs/spec.json`) is
+//! written.
 
 mod article;
-// The pure core so far: the commands that use it come next.
 mod autocomplete;
 mod cache;
 mod common;
