@@ -1608,50 +1608,80 @@ fn fits_fills_names_with_any_text() {
     assert!(!fits("ERR syntax error", "ERR syntax errors"));
 }
 
-/// The README's error tables quote catalogue texts only: each quoted error
-/// (an upper-case code, a space, then words) in a row's first cell is a
-/// catalogue text, any text standing for each `{name}`.
+/// The Markdown files under `dir`, in the order of their paths.
+fn pages_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut pages = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            pages.extend(pages_under(&path));
+        } else if path.extension().is_some_and(|ext| ext == "md") {
+            pages.push(path);
+        }
+    }
+    pages
+}
+
+/// The error tables of the documentation site's pages (`docs/src/`: each
+/// family's, the introduction's errors of every command, the generated
+/// catalogue) quote catalogue texts only: each quoted error (an upper-case
+/// code, a space, then words) in a row's first cell is a catalogue text, any
+/// text standing for each `{name}`.
 #[test]
-fn readme_error_tables_quote_the_catalogue() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(path).expect("README.md");
-    let mut in_table = false;
+fn error_tables_of_the_pages_quote_the_catalogue() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut quoted = 0;
     let mut unknown = Vec::new();
-    for line in readme.lines() {
-        if line.starts_with("| error |") {
-            in_table = true;
-            continue;
-        }
-        if !line.starts_with('|') {
-            in_table = false;
-        }
-        if !in_table || line.starts_with("|---") {
-            continue;
-        }
-        let first_cell = line
-            .trim_start_matches('|')
-            .split(" |")
-            .next()
-            .unwrap_or("");
-        for segment in first_cell.split('`').skip(1).step_by(2) {
-            let code = segment.split(' ').next().unwrap_or("");
-            if code.len() < 3 || code == segment || !code.bytes().all(|b| b.is_ascii_uppercase()) {
+    for path in pages_under(&root.join("docs/src")) {
+        let page = std::fs::read_to_string(&path).expect("a page");
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let mut in_table = false;
+        for (at, line) in page.lines().enumerate() {
+            if line.starts_with("| error |") {
+                in_table = true;
                 continue;
             }
-            quoted += 1;
-            if !in_error_catalogue(segment) {
-                unknown.push(segment.to_owned());
+            if !line.starts_with('|') {
+                in_table = false;
+            }
+            if !in_table || line.starts_with("|---") {
+                continue;
+            }
+            let first_cell = line
+                .trim_start_matches('|')
+                .split(" |")
+                .next()
+                .unwrap_or("");
+            for segment in first_cell.split('`').skip(1).step_by(2) {
+                let code = segment.split(' ').next().unwrap_or("");
+                if code.len() < 3
+                    || code == segment
+                    || !code.bytes().all(|b| b.is_ascii_uppercase())
+                {
+                    continue;
+                }
+                quoted += 1;
+                if !in_error_catalogue(segment) {
+                    unknown.push(format!("{name} line {}: {segment}", at + 1));
+                }
             }
         }
     }
     assert!(
         quoted > 30,
-        "the README's error tables were not found ({quoted} errors quoted)"
+        "the pages' error tables were not found ({quoted} errors quoted)"
     );
     assert!(
         unknown.is_empty(),
-        "README error rows that are not in src/common/errors.rs:\n{}",
+        "error rows that are not in src/common/errors.rs:\n{}",
         unknown.join("\n")
     );
 }
