@@ -210,8 +210,8 @@ lint-only:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")
 	python3 -m ruff check clients/python
-	python3 -m ruff check --config clients/python/pyproject.toml tools
-	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py
+	python3 -m ruff check --config clients/python/pyproject.toml tools tests/docs
+	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py tests/docs
 	python3 tools/generate.py --check
 
 # The module's spec (docs/spec.json, from its declarations) and every file

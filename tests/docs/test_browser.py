@@ -84,7 +84,8 @@ class Browser:
                 raise EOFError("the browser closed its end of the pipe")
             self._buffer += chunk
         message, _, self._buffer = self._buffer.partition(b"\0")
-        return json.loads(message)
+        decoded: Dict[str, Any] = json.loads(message)
+        return decoded
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None, session: bool = False) -> Dict[str, Any]:
         self._next_id += 1
@@ -98,7 +99,8 @@ class Browser:
             if reply.get("id") == self._next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
+                result: Dict[str, Any] = reply["result"]
+                return result
             if "method" in reply:
                 self.events.append(reply)
 
