@@ -7,9 +7,9 @@
 * The README and the packages' READMEs, read on the repository's host: each
   relative link opens a file of the repository; an anchor into a page of the
   site is an id of the built page, one into another Markdown file a heading's.
-* Every page under docs/src is in SUMMARY.md (mdBook builds no other), and each
-  family's page ends with its command reference, generated from the module's
-  spec into docs/src/reference/.
+* Every page under docs/src is in SUMMARY.md (mdBook builds no other) or, if
+  generated from the module's spec into docs/src/reference/, included by one;
+  each family's page ends with its command reference.
 """
 
 import re
@@ -113,6 +113,15 @@ def test_every_page_is_in_the_summary() -> None:
     generated = {page for page in sources if page.startswith("reference/")}
     missing = sorted(sources - listed - generated - {"SUMMARY.html"})
     assert not missing, f"pages under docs/src that SUMMARY.md does not list (mdBook skips them): {missing}"
+
+
+def test_every_generated_page_is_included() -> None:
+    """A page generated into docs/src/reference/ shows only where another page includes it."""
+    pages = [path.read_text(encoding="utf-8") for path in SOURCES.glob("*.md")]
+    for generated in sorted((SOURCES / "reference").glob("*.md")):
+        include = f"{{{{#include reference/{generated.name}}}}}"
+        included = any(include in page for page in pages)
+        assert included, f"no page includes docs/src/reference/{generated.name} ({include})"
 
 
 def test_each_family_page_ends_with_its_reference() -> None:
