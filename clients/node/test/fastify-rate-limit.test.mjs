@@ -18,7 +18,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = join(HERE, '..', 'dist', 'index.js');
 const SHIM = join(HERE, 'glue', 'fastify-shim.cjs');
 
-/** Test names skipped, each with its reason (listed in the README's Node.js section too). */
+/** Test names skipped, each with its reason (listed on the drop-ins page, docs/src/drop-ins.md, too). */
 const DESELECTED = {};
 
 /** The plugin's package, unpacked in a directory kept between runs: its path. */

@@ -47,7 +47,7 @@ describe("the package README's examples", () => {
     for (const path of Object.keys(pkg.exports).filter((p) => p !== '.')) {
       assert.ok(readme.includes(`redis-recipes/${path.slice(2)}`), path);
     }
-    assert.match(readme, /\.\.\/\.\.\/README\.md#nodejs/, 'a link to the full manual');
+    assert.match(readme, /\]\(\.\.\/\.\.\/docs\/src\/node\.md\)/, 'a link to the full manual');
   });
 
   for (const flavor of flavors()) {

@@ -1,34 +1,35 @@
-"""The README's examples, run as written on every server.
+"""The examples of the README and of every page of the documentation site
+(``docs/src/**/*.md``), run as written on every server.
 
 Each redis-cli transcript (a fenced block whose lines start with the prompt
 ``127.0.0.1:6379> ``) runs in order, on a fresh server with the module, through
 ``redis-cli -p PORT --no-raw`` itself, so replies are printed by redis-cli
 exactly as a user sees them; the prompt is only text. Each reply must equal the
-lines below its command in the README, except for values that depend on the
+lines below its command in the page, except for values that depend on the
 clock, which follow these rules and no others:
 
 * a line ``(N.NNs)`` (redis-cli prints one after a command that took 0.5 s or
-  more) must appear exactly where the README has one, and within 0.5 s of it;
+  more) must appear exactly where the page has one, and within 0.5 s of it;
 * a number of 13 digits, anywhere in a reply line (an integer, or inside a
   string such as an article's JSON), is a Unix time in milliseconds: it matches
   any 13-digit number within a day of the test's clock;
 * durations counted down by the clock match within 250 ms: the reply of
   ``PTTL``, and the fields ``retry_after_ms``, ``reset_after_ms`` and
   ``refill_after_ms`` (lines ``4)``, ``5)``, ``6)``) of ``RATE.LIMIT`` and
-  ``RATE.PEEK``, and the ttl (line ``2)``) of ``RATE.FIXED``, when the README
+  ``RATE.PEEK``, and the ttl (line ``2)``) of ``RATE.FIXED``, when the page
   shows a positive value there.
 
 Each ```python block runs on a fresh server with ``client`` bound to a
 ``redis.Redis`` and ``aclient`` to a ``redis.asyncio.Redis`` of that server (the
-README's Python section says so), and the address ``localhost:6379`` in its text
+Python package's page says so), and the address ``localhost:6379`` in its text
 replaced by the server's. A one-line expression whose comment starts with a
 Python literal (``ids.produce()  # 1000001``, ``seats.acquire()  # 1 (None
 when …)``, or ``range(a, b)``) must evaluate to that value.
 
 A block preceded by ``<!-- not run: <why> -->`` is skipped: the way to keep an
-example that needs a replica, a cluster or a second client (today the README's
-replica and cluster examples are shell commands, which are not run, and every
-transcript and Python block runs).
+example that needs a replica, a cluster or a second client (today the replica
+and cluster examples are shell commands, which are not run, and every
+transcript and Python block runs). A failure names the file and the line.
 """
 
 import ast
@@ -41,6 +42,7 @@ import shutil
 import subprocess
 import time
 import warnings
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
@@ -48,7 +50,10 @@ import redis
 import redis.asyncio
 from conftest import FLAVORS, ROOT, Server, aclose, serve, servers_required
 
-README = ROOT / "README.md"
+# The README, then the site's pages in the order of their paths.
+PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs" / "src").rglob("*.md"))
+FAMILIES = ("idgen", "lock", "article", "cache", "idpool", "rate", "pool", "rwlock", "latch", "autocomplete",
+            "queue", "uqueue")
 PROMPT = "127.0.0.1:6379> "
 ELAPSED = re.compile(r"^\((\d+\.\d\d)s\)$")
 UNIX_MS = re.compile(r"(?<!\d)\d{13}(?!\d)")
@@ -64,21 +69,34 @@ ELAPSED_SLACK_S = 0.5
 
 class Block(NamedTuple):
     kind: str  # "transcript" or "python"
-    name: str  # the heading above it, for the test's id
-    line: int  # its first line in the README
+    name: str  # the page and the block's rank in it, for the test's id
+    file: str  # the page, relative to the repository
+    line: int  # its first line in the page
     text: str
+
+
+def page_name(path: Path) -> str:
+    """``README``, or the page's path under docs/src without ``.md`` (``lock``, ``reference.lock``)."""
+    if path.parent == ROOT:
+        return path.stem
+    return ".".join(path.relative_to(ROOT / "docs" / "src").with_suffix("").parts)
 
 
 def blocks() -> List[Block]:
     found: List[Block] = []
-    lines = README.read_text(encoding="utf-8").splitlines()
-    heading = "top"  # the family: the first word of the last "## " heading
-    counts: Dict[str, int] = {}
+    for path in PAGES:
+        found.extend(blocks_of(path))
+    return found
+
+
+def blocks_of(path: Path) -> List[Block]:
+    found: List[Block] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    base = page_name(path)
+    rank = 0
     index = 0
     while index < len(lines):
         line = lines[index]
-        if line.startswith("## "):
-            heading = line[3:].split()[0].strip(":")
         if not line.startswith("```"):
             index += 1
             continue
@@ -97,10 +115,9 @@ def blocks() -> List[Block]:
         elif body and body[0].startswith(PROMPT):
             kind = "transcript"
         if kind and not skipped:
-            base = re.sub(r"[^A-Za-z0-9.]+", "-", heading).strip("-")
-            counts[base] = counts.get(base, 0) + 1
-            name = base if counts[base] == 1 else f"{base}-{counts[base]}"
-            found.append(Block(kind, name, index + 2, "\n".join(body)))
+            rank += 1
+            name = base if rank == 1 else f"{base}-{rank}"
+            found.append(Block(kind, name, str(path.relative_to(ROOT)), index + 2, "\n".join(body)))
         index = end + 1
     return found
 
@@ -210,8 +227,8 @@ def test_transcript(fresh: Server, block: Block) -> None:
     assert len(replies) == len(script)
     for (command, expected), actual in zip(script, replies):
         assert reply_matches(command, expected, actual), (
-            f"README line {block.line}: {PROMPT}{command}\n"
-            f"README shows:\n" + "\n".join(expected) + "\nredis-cli printed:\n" + "\n".join(actual))
+            f"{block.file} line {block.line}: {PROMPT}{command}\n"
+            f"{block.file} shows:\n" + "\n".join(expected) + "\nredis-cli printed:\n" + "\n".join(actual))
 
 
 # Python blocks --------------------------------------------------------------
@@ -246,20 +263,20 @@ def comment_of(source_lines: List[str], node: ast.stmt) -> Optional[str]:
 @pytest.mark.parametrize("block", PYTHON, ids=[b.name for b in PYTHON])
 def test_python(fresh: Server, block: Block) -> None:
     source = block.text.replace("localhost:6379", f"127.0.0.1:{fresh.port}")
-    tree = ast.parse(source, filename=f"README.md:{block.line}")
+    tree = ast.parse(source, filename=f"{block.file}:{block.line}")
     lines = source.splitlines()
     client = fresh.client()
     aclient = redis.asyncio.Redis(port=fresh.port)
-    namespace: Dict[str, Any] = {"__name__": "readme", "client": client, "aclient": aclient}
+    namespace: Dict[str, Any] = {"__name__": "manual", "client": client, "aclient": aclient}
     try:
         for node in tree.body:
-            where = f"README line {block.line + node.lineno - 1}: {lines[node.lineno - 1].strip()}"
+            where = f"{block.file} line {block.line + node.lineno - 1}: {lines[node.lineno - 1].strip()}"
             comment = comment_of(lines, node)
             has_value, value = leading_value(comment) if comment else (False, None)
             if isinstance(node, ast.Expr) and has_value:
                 code = compile(ast.Expression(node.value), where, "eval")
-                result = eval(code, namespace)  # noqa: S307 - the README's own example
-                assert result == value, f"{where}\nREADME shows {value!r}, got {result!r}"
+                result = eval(code, namespace)  # noqa: S307 - the page's own example
+                assert result == value, f"{where}\n{block.file} shows {value!r}, got {result!r}"
             else:
                 exec(compile(ast.Module([node], type_ignores=[]), where, "exec"), namespace)  # noqa: S102
     finally:
@@ -277,7 +294,11 @@ def test_python(fresh: Server, block: Block) -> None:
 
 
 def test_blocks_found() -> None:
-    """Every family's transcript and the Python examples are found (and so run)."""
-    families = {block.name.split("-")[0] for block in TRANSCRIPTS}
-    assert families >= {"IDGEN", "LOCK", "ARTICLE", "CACHE", "IDPOOL", "RATE", "POOL"}, families
-    assert len(PYTHON) >= 2
+    """Each family's page has a transcript, the README a transcript and a Python
+    example, the Python package's page its examples: all found (and so run)."""
+    pages = {block.file for block in TRANSCRIPTS}
+    missing = [family for family in FAMILIES if f"docs/src/{family}.md" not in pages]
+    assert not missing, f"no transcript found on the pages of {missing}"
+    assert "README.md" in pages
+    assert "README.md" in {block.file for block in PYTHON}
+    assert len([block for block in PYTHON if block.file == "docs/src/python.md"]) >= 2

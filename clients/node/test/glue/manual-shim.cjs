@@ -1,6 +1,6 @@
-// Preloaded (--require) into the README's Node examples by test/manual.test.mjs: the examples connect as written,
-// to the default port, and this points both clients' defaults at the test's server (RECIPES_MANUAL_PORT) instead
-// of 6379.
+// Preloaded (--require) into the Node examples of the README and the site's pages by test/manual.test.mjs (and
+// the package README's by test/package-readme.test.mjs): the examples connect as written, to the default port, and
+// this points both clients' defaults at the test's server (RECIPES_MANUAL_PORT) instead of 6379.
 'use strict';
 const Module = require('node:module');
 
