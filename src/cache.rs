@@ -1,5 +1,5 @@
 //! CACHE: what the built-ins lack for caching on Redis 7.0–7.4. Text and
-//! binary caches are `SET … EX` / `GET` (see the README); this family adds
+//! binary caches are `SET … EX` / `GET` (see `docs/src/cache.md`); this family adds
 //! JSON values checked and projected by the server, and hashes written
 //! together with their TTL.
 //!
