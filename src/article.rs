@@ -23,7 +23,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST, UPDATED,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, READS_FIRST, UPDATED,
     UPDATES_FIRST,
 };
 use crate::common::config::Setting;
@@ -459,6 +459,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Creates an article (a hash with created_at), only if absent, optionally claiming a unique slug",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when the article was created (with `SLUG`, its slug claimed); `0` when \
+                `key` already exists (nothing changes).",
+        events: Some(Events {
+            fires: "`hset` (the slug index's too)",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec::required(c"title", ArgType::String),
@@ -480,6 +486,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns an article's fields (a map), or with JSON one JSON object; nil if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "The article's fields that are present, in the order `title`, `content`, \
+                `author`, `created_at`, `updated_at`, `slug`, `views`, each value a bulk \
+                string: a flat array of names and values under RESP2, a map under RESP3; with \
+                `JSON`, a bulk string holding one JSON object of those fields, `created_at`, \
+                `updated_at` and `views` as numbers; nil when `key` does not exist.",
+        events: None,
         args: &[KEY, ArgSpec::flag(c"json", c"JSON")],
     },
     CommandSpec {
@@ -491,6 +503,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Changes an existing article's title, content or author and sets updated_at; 0 if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when the article was updated (the given fields and `updated_at` set); `0` \
+                when there is no such article (nothing is created).",
+        events: Some(Events {
+            fires: "`hset` (the slug index's too)",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec::option(c"title", c"TITLE", ArgType::String),
@@ -507,6 +525,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Gives an article a new unique slug, releasing its old one, in one step",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when the article now has `newslug` (also when it already had it); `0` \
+                when there is no such article.",
+        events: Some(Events {
+            fires: "`hset` on the index and the article, `hdel` of the old slug",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec::key(c"slugkey", 1),
@@ -522,6 +546,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the key of the article that holds a slug, or nil",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "Bulk string reply: the key of the article that holds `slug` in the index \
+                `slugkey`; nil when none does (or the index does not exist).",
+        events: None,
         args: &[ArgSpec::key(c"slugkey", 0), SLUG_ARG],
     },
     CommandSpec {
@@ -533,6 +560,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Counts a page view of an existing article and returns the new count; nil if absent",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "Integer reply: the article's page-view count after adding this view; nil when \
+                there is no such article.",
+        events: Some(Events {
+            fires: "`hincrby`",
+            replica: None,
+        }),
         args: &[KEY],
     },
     CommandSpec {
@@ -544,6 +577,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Deletes an article and, with SLUG, its slug mapping",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when the article was deleted (with `SLUG`, its slug's mapping too, if the \
+                index still maps it to this article); `0` when there is no such article.",
+        events: Some(Events {
+            fires: "`del`; `hdel` on the slug index, `del` when it empties",
+            replica: None,
+        }),
         args: &[KEY, ArgSpec::option(c"slugkey", c"SLUG", ArgType::Key(1))],
     },
 ];

@@ -37,7 +37,9 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Suggestions, WriteError, MAX_ENTRIES};
 use crate::common::args::{parse_options, single, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::config::Setting;
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -632,6 +634,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Adds to an entry's weight (creating it), optionally with a lifetime after which it fades; returns the new weight",
         complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
         since: SINCE,
+        reply: "The entry's weight after adding `increment` (default 1; a new or faded entry \
+                starts from 0): a bulk string as `ZINCRBY` formats it under RESP2, a double \
+                under RESP3.",
+        events: Some(Events {
+            fires: "`autocomplete.feed`; first `autocomplete.fade` when faded entries went, \
+                    `del` if they emptied the key",
+            replica: Some("`autocomplete.feed`; `autocomplete.remove`, `del` for the faded entries"),
+        }),
         args: &[
             KEY,
             CONTENT,
@@ -648,6 +658,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Gives an entry an exact weight, optionally with a lifetime; 1 when it is new",
         complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
         since: SINCE,
+        reply: "`1` when the entry is new (or had faded); `0` when it had a weight, now \
+                replaced by `weight`.",
+        events: Some(Events {
+            fires: "`autocomplete.set`; first `autocomplete.fade` when faded entries went, \
+                    `del` if they emptied the key",
+            replica: Some("`autocomplete.set`; `autocomplete.remove`, `del` for the faded entries"),
+        }),
         args: &[
             KEY,
             CONTENT,
@@ -664,6 +681,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"The heaviest entries starting with a prefix, weight descending",
         complexity: c"O((N + F) log M) for N entries returned, F faded entries passed over and M entries in the key; O(N) for a prefix whose answer the key keeps (hinted since its last write)",
         since: SINCE,
+        reply: "An array of up to `n` (default 10) contents starting with `prefix` (`\"\"`: \
+                all), heaviest first, equal weights by content descending; with `WITHWEIGHTS` \
+                each content followed by its weight as a bulk string under RESP2, and under \
+                RESP3 an array of `[content, weight]` pairs with doubles (as `ZRANGE … \
+                WITHSCORES`); an empty array when nothing matches or the key is missing.",
+        events: None,
         args: &[
             KEY,
             ArgSpec::required(c"prefix", ArgType::String),
@@ -680,6 +703,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Removes entries; returns how many there were",
         complexity: c"O(N log M) for N entries named and M in the key",
         since: SINCE,
+        reply: "Integer reply: how many of the named contents had an entry (faded ones not \
+                counted, one named twice counted once), now removed; `0` for a missing key.",
+        events: Some(Events {
+            fires: "`autocomplete.remove` when it removed any, `del` when the key empties; \
+                    first `autocomplete.fade` when faded entries went",
+            replica: Some("`autocomplete.remove`, `del`"),
+        }),
         args: &[KEY, CONTENT.multiple()],
     },
     CommandSpec {
@@ -691,6 +721,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"An entry's weight, or nil",
         complexity: c"O(log M) for M entries",
         since: SINCE,
+        reply: "The entry's weight: a bulk string under RESP2, a double under RESP3; nil when \
+                there is no such entry (or it has faded).",
+        events: None,
         args: &[KEY, CONTENT],
     },
     CommandSpec {
@@ -702,6 +735,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"The number of entries",
         complexity: c"O(1), plus O(F log M) for F faded entries not removed yet",
         since: SINCE,
+        reply: "Integer reply: the number of entries that have not faded; `0` for a missing \
+                key.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -713,6 +749,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Entries, memory and the next fade time of an autocomplete key; nil when missing",
         complexity: c"O(M / 910) for M entries (the memory is summed over blocks of 910 entries)",
         since: SINCE,
+        reply: "Integers `entries` (not faded), `memory` (bytes, as `MEMORY USAGE` counts the \
+                value) and `next_fade` (the earliest time an entry fades, Unix ms, possibly \
+                already past, or nil when none fades): a flat array of names and values under \
+                RESP2, a map under RESP3; nil when the key does not exist.",
+        events: None,
         args: &[KEY],
     },
 ];

@@ -17,7 +17,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, READS_FIRST,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -209,6 +209,12 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Stores a JSON document (checked, minified) as a string, with SET's EX/PX and NX/XX",
         complexity: c"O(N) where N is the size of the document",
         since: c"0.1.0",
+        reply: "Simple string reply `OK` when the minified document was stored; nil when `NX` \
+                (the key exists) or `XX` (the key does not exist) prevented it.",
+        events: Some(Events {
+            fires: "`set`, then `expire` with `EX`/`PX`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"json", ArgType::String),
@@ -225,6 +231,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a JSON document, or an object of only the named top-level fields",
         complexity: c"O(N) where N is the size of the document",
         since: c"0.1.0",
+        reply: "Bulk string reply: the stored JSON document; with `FIELD`, a JSON object of \
+                only the named top-level fields that exist, in the order named (`{}` when \
+                none does); nil when the key does not exist.",
+        events: None,
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::option(c"name", c"FIELD", ArgType::String).multiple(),
@@ -240,6 +250,13 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Sets hash fields and the key's TTL in one step; returns the number of fields added",
         complexity: c"O(N) where N is the number of fields",
         since: c"0.1.0",
+        reply: "Integer reply: the number of fields that were new (fields that existed are \
+                updated but not counted; a field named twice counts once), the key's TTL set \
+                in the same step.",
+        events: Some(Events {
+            fires: "`hset`, `expire`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::one_of(c"expiration", LEASE),

@@ -19,7 +19,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_i64, parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, READS_FIRST, UPDATED,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, READS_FIRST, UPDATED,
     UPDATES_FIRST,
 };
 use crate::common::family::FamilySpec;
@@ -251,6 +251,13 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Takes the next ID (or COUNT consecutive IDs) from a generator and returns the first",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "Integer reply: the first ID taken; with `COUNT`, the first of the `count` \
+                consecutive IDs `first` … `first+count-1` now taken (the generator now holds \
+                the last of them).",
+        events: Some(Events {
+            fires: "`incrby` on a string; `hincrby` with `FIELD`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             FIELD_ARG,
@@ -267,6 +274,12 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Raises a generator so that IDs up to floor are never handed out; never lowers it",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when the generator was raised to `floor`; `0` when it had already reached \
+                `floor` (nothing changes).",
+        events: Some(Events {
+            fires: "`incrby`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"floor", ArgType::Integer),
@@ -282,6 +295,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the last ID a generator handed out or reserved (0 if never used)",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "Integer reply: the last ID handed out or reserved (the key's value, or \
+                `field`'s with `FIELD`); `0` for a generator never used (missing key or \
+                field).",
+        events: None,
         args: &[ArgSpec::key(c"key", 0), FIELD_ARG],
     },
     CommandSpec {
@@ -293,6 +310,15 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the ID a name has in an index hash, or gives it the counter's next ID (recorded in the index, and in a reverse hash) in one step",
         complexity: c"O(1)",
         since: c"0.5.0",
+        reply: "Integer reply: the ID of `name`: the one the hash `index` already holds for \
+                it, else `counter`'s next ID, recorded in `index` (and in `reverse` with \
+                `REVERSE`) in the same step.",
+        events: Some(Events {
+            fires: "a new name: `incrby` on the counter, `hset` on the index and the reverse \
+                    index; a known name whose reverse entry is missing: `hset` on the reverse \
+                    index",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"counter", 0),
             ArgSpec::key(c"index", 1),

@@ -29,7 +29,9 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
@@ -599,6 +601,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Creates a pool of the IDs 1..max, optionally with a default lease length in ms",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Simple string reply `OK`: the empty pool of `1..max` was created.",
+        events: Some(Events {
+            fires: "`idpool.create`",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec::required(c"max", ArgType::Integer),
@@ -614,6 +621,15 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
         since: SINCE,
+        reply: "Integer reply: the ID now leased (the first free one at or after the pool's \
+                `next`, wrapping to 1); nil when every ID is leased after waiting up to \
+                `WAIT` ms in the key's first-come-first-served queue (at once inside `MULTI` \
+                or a script).",
+        events: Some(Events {
+            fires: "`idpool.next`",
+            replica: Some("`idpool.next` (sent as the command), or `idpool.apply` (a lease end, ended \
+                 leases reclaimed)"),
+        }),
         args: &[
             KEY,
             TTL_ARG,
@@ -629,6 +645,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Frees a leased ID; 1 when it was leased, 0 otherwise",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
+        reply: "`1` when `id` had a live lease, now ended (the ID free, or handed to the \
+                oldest waiter); `0` when it was not leased (never, released, or its lease \
+                ended).",
+        events: Some(Events {
+            fires: "`idpool.release`",
+            replica: Some("`idpool.release` (sent as the command), or `idpool.apply` when ended leases \
+                 went too"),
+        }),
         args: &[KEY, ArgSpec::required(c"id", ArgType::Integer)],
     },
     CommandSpec {
@@ -640,6 +664,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Makes a live lease end ms from now; 1 when the ID is leased, 0 otherwise",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
+        reply: "`1` when `id` has a live lease, which now ends `ms` from now; `0` when it is \
+                not leased (an ended lease is not revived).",
+        events: Some(Events {
+            fires: "`idpool.renew`",
+            replica: Some("`idpool.apply`"),
+        }),
         args: &[
             KEY,
             ArgSpec::required(c"id", ArgType::Integer),
@@ -655,6 +685,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a pool's max, live lease count, next search start and default lease length",
         complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease not yet reclaimed",
         since: SINCE,
+        reply: "The pool's `max`, `leased` (live leases), `next` (where the next search for a \
+                free ID starts) and `default_ttl` (ms, or nil when leases never end unless \
+                asked), integers: a flat array of names and values under RESP2, a map under \
+                RESP3.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -666,6 +701,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Grows a pool, or shrinks it when no live lease lies above the new max",
         complexity: c"O(log N) where N is the number of leases",
         since: SINCE,
+        reply: "Simple string reply `OK`: the pool now holds the IDs `1..max`.",
+        events: Some(Events {
+            fires: "`idpool.resize`",
+            replica: Some("`idpool.apply`"),
+        }),
         args: &[KEY, ArgSpec::required(c"max", ArgType::Integer)],
     },
     CommandSpec {
@@ -677,6 +717,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's pool decision (bounds and absolute leases) on replicas and AOF load",
         complexity: c"O((F + L) log N) for F IDs freed and L leases given",
         since: SINCE,
+        reply: "Simple string reply `OK`: the primary's decision (`max`, `next`, IDs freed \
+                and leased) was applied. Internal: only the replication stream and an AOF \
+                load send it.",
+        events: None,
         args: &[
             KEY,
             ArgSpec::required(c"max", ArgType::Integer),

@@ -32,7 +32,9 @@ use std::os::raw::c_int;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::context::now_ms;
@@ -246,6 +248,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Creates a count-down latch with a count (and a lifetime) unless it exists; returns 1 when created",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "`1` when the latch was armed at `count`; `0` when the key exists (nothing \
+                changes, TTL included).",
+        events: Some(Events {
+            fires: "`set`, then `expire` with `EX`/`PX`",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec::required(c"count", ArgType::Integer),
@@ -268,6 +276,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Counts a latch down (never below 0) and returns the count; at 0 the latch opens and its waiters are answered",
         complexity: c"O(1), plus O(W) over the W clients waiting when it opens",
         since: SINCE,
+        reply: "Integer reply: the count left after taking `n` (default 1) off, never below \
+                `0` (at `0` the key is deleted and its waiters answered); `0` for a missing \
+                key.",
+        events: Some(Events {
+            fires: "`decrby`, or `del` when the latch opens",
+            replica: None,
+        }),
         args: &[
             KEY,
             ArgSpec {
@@ -285,6 +300,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Waits until a latch is open (count 0 or missing); returns 1, or nil when the time runs out",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "`1` once the latch is open (count `0` or less, or the key missing), at once \
+                when it already is; nil when the count is still positive after `milliseconds` \
+                (at once inside `MULTI` or a script).",
+        events: None,
         args: &[KEY, ArgSpec::required(c"milliseconds", ArgType::Integer)],
     },
     CommandSpec {
@@ -296,6 +315,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a latch's count (0 when missing: an open latch)",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Integer reply: the count; `0` for a missing key (an open latch), or a count \
+                at or below 0.",
+        events: None,
         args: &[KEY],
     },
 ];

@@ -32,7 +32,8 @@ use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
 use crate::common::args::{parse_options, single, token, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, LEASE, UPDATED,
+    UPDATES_FIRST,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -708,6 +709,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Takes a lock for a token (with a lease, an optional first-come-first-served wait and a fencing token); nil if another token holds it",
         complexity: c"O(1), plus O(N) over the N clients waiting for this lock when it is handed on",
         since: c"0.1.0",
+        reply: "`1` when the token now holds the lock (a free lock, or one it already held, \
+                its lease reset, without `NX`); with `FENCE`, the fencing token instead: the \
+                new one (`fencekey` incremented), or for the holder asking again the current \
+                one (a new one if `fencekey` is missing); nil when another token holds it \
+                (with `NX`: when the lock is held at all, even by the same token) after \
+                waiting up to `WAIT` ms in the key's first-come-first-served queue (at once \
+                inside `MULTI` or a script).",
+        events: Some(Events {
+            fires: "`set`, then `expire` with a lease; `incrby` on the fence key",
+            replica: Some("`set`, `expire`; `set` on the fence key"),
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
@@ -726,6 +738,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Releases a lock only if the token holds it; the oldest waiter gets it next",
         complexity: c"O(1), plus O(N) over the N clients waiting for this lock",
         since: c"0.1.0",
+        reply: "`1` when `token` held the lock and it was deleted (then handed to the oldest \
+                waiter); `0` when the lock is free, expired or held by another token.",
+        events: Some(Events {
+            fires: "`del`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
@@ -740,6 +758,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Sets a held lock's lease to end the given time from now (with ADD, after its current end), only if the token holds it",
         complexity: c"O(1)",
         since: c"0.1.0",
+        reply: "`1` when `token` holds the lock and its lease now ends the given time from \
+                now (with `ADD`, that much after its current end); `0` when it does not hold \
+                it (free, expired or another token's), or with `ADD` when the lock has no \
+                lease (nothing changes).",
+        events: Some(Events {
+            fires: "`expire`",
+            replica: None,
+        }),
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
@@ -756,6 +782,15 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Takes several locks for a token, all or none (with a lease and an optional first-come-first-served wait); nil if another token holds any",
         complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for a lock when it is handed on",
         since: c"0.7.0",
+        reply: "`numkeys` as given (a key named twice counted twice) when every key is now \
+                `token`'s, free keys taken and its own re-leased, all with the same lease \
+                end; nil when any key is held by another token (with `NX`: when any key \
+                exists, of any type) and nothing changes after waiting up to `WAIT` ms in the \
+                key's first-come-first-served queue (at once inside `MULTI` or a script).",
+        events: Some(Events {
+            fires: "for each key `set`, then `expire` with a lease",
+            replica: None,
+        }),
         args: &[
             ArgSpec::required(c"numkeys", ArgType::Integer),
             ArgSpec::key(c"key", 0).multiple(),
@@ -774,6 +809,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Releases each of several locks the token holds; each goes to its oldest waiter next",
         complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for the released locks",
         since: c"0.7.0",
+        reply: "Integer reply: the number of keys `token` held, each deleted once (a key \
+                named twice counts once) and handed to its oldest waiter; `0` when it held \
+                none.",
+        events: Some(Events {
+            fires: "`del` on each key released",
+            replica: None,
+        }),
         args: &[
             ArgSpec::required(c"numkeys", ArgType::Integer),
             ArgSpec::key(c"key", 0).multiple(),
@@ -789,6 +831,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Sets the leases of several locks to end the given time from now (with ADD, after their current ends), only if the token holds every one",
         complexity: c"O(N) for N keys",
         since: c"0.7.0",
+        reply: "`numkeys` as given when `token` holds every key and each lease now ends the \
+                given time from now (with `ADD`, that much after its own end); `0` when any \
+                key is not held by `token`, or with `ADD` any has no lease, and nothing \
+                changes.",
+        events: Some(Events {
+            fires: "`expire` on each key",
+            replica: None,
+        }),
         args: &[
             ArgSpec::required(c"numkeys", ArgType::Integer),
             ArgSpec::key(c"key", 0).multiple(),

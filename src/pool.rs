@@ -34,7 +34,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, nonempty, parse_options, single, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -638,6 +638,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Adds free resources to a pool (created if missing); returns how many were new",
         complexity: c"O(N log M) for N resources given and M in the pool, plus O(W) over W clients waiting",
         since: SINCE,
+        reply: "Integer reply: the number of resources that were new, added free (those \
+                already in the pool, or named again, are not counted).",
+        events: Some(Events {
+            fires: "`pool.add`",
+            replica: None,
+        }),
         args: &[KEY, RESOURCE.multiple()],
     },
     CommandSpec {
@@ -649,6 +655,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Removes resources, free or held, from a pool; returns how many were there",
         complexity: c"O(N log M) for N resources given and M in the pool",
         since: SINCE,
+        reply: "Integer reply: the number of the named resources that were in the pool (free \
+                or held), now removed; `0` for a missing key.",
+        events: Some(Events {
+            fires: "`pool.remove`, `del` when the pool empties",
+            replica: None,
+        }),
         args: &[KEY, RESOURCE.multiple()],
     },
     CommandSpec {
@@ -660,6 +672,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
         complexity: c"O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
         since: SINCE,
+        reply: "Bulk string reply: the resource now held by `owner` (the one free the \
+                longest); nil when none is free after waiting up to `WAIT` ms in the key's \
+                first-come-first-served queue (at once inside `MULTI` or a script).",
+        events: Some(Events {
+            fires: "`pool.acquire`",
+            replica: Some("`pool.acquire` (sent as the command), or `pool.apply` (a lease end, ended \
+                 leases reclaimed)"),
+        }),
         args: &[
             KEY,
             OWNER,
@@ -676,6 +696,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Frees a resource only if the owner holds it; the oldest waiter gets it next",
         complexity: c"O(log M) for M resources in the pool, plus O(W) over W clients waiting",
         since: SINCE,
+        reply: "`1` when `owner` held `resource` by a live lease, now freed (or handed to the \
+                oldest waiter); `0` when it did not (another owner, an ended lease, no such \
+                resource or pool).",
+        events: Some(Events {
+            fires: "`pool.release`",
+            replica: Some("`pool.release` (sent as the command), or `pool.apply` when ended leases went \
+                 too"),
+        }),
         args: &[KEY, RESOURCE, OWNER],
     },
     CommandSpec {
@@ -687,6 +715,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Makes a held resource's lease end the given time from now, only if the owner holds it",
         complexity: c"O(log M) for M resources in the pool",
         since: SINCE,
+        reply: "`1` when `owner` holds `resource` by a live lease, which now ends the given \
+                time from now; `0` otherwise (nothing renewed).",
+        events: Some(Events {
+            fires: "`pool.renew`",
+            replica: Some("`pool.apply`"),
+        }),
         args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE)],
     },
     CommandSpec {
@@ -698,6 +732,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a pool's size, free and held counts, and how many clients wait",
         complexity: c"O(E) for E ended leases not yet reclaimed",
         since: SINCE,
+        reply: "Integers `size` (resources), `free`, `held` (live leases) and `waiting` \
+                (clients waiting now): a flat array of names and values under RESP2, a map \
+                under RESP3; a missing key is an empty pool (`size`, `free`, `held` `0`).",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -709,6 +747,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Lists the held resources with their owners and lease ends",
         complexity: c"O(M) for M resources in the pool",
         since: SINCE,
+        reply: "An array with one entry per resource held by a live lease, by resource name: \
+                a three-item array of the resource, its owner and its lease end (Unix ms, \
+                `-1` for never); an empty array when none is held or the key is missing.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -720,6 +762,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Tells whether a pool's resource is free or held; nil when the pool lacks it",
         complexity: c"O(log M) for M resources in the pool",
         since: c"0.6.0",
+        reply: "Simple string reply: `held` when `resource` has a live lease, `free` when not \
+                (an ended lease is free); nil when the pool lacks `resource` (or the key is \
+                missing).",
+        events: None,
         args: &[KEY, RESOURCE],
     },
     CommandSpec {
@@ -731,6 +777,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's pool decision (frees and absolute leases) on replicas and AOF load",
         complexity: c"O(N log M) for N changes and M resources in the pool",
         since: SINCE,
+        reply: "Simple string reply `OK`: the primary's decision (resources freed and held) \
+                was applied. Internal: only the replication stream and an AOF load send it.",
+        events: None,
         args: &[
             KEY,
             ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),

@@ -38,7 +38,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, UPDATES_FIRST};
+use crate::common::command::{ArgSpec, ArgType, CommandSpec, Events, KeySpec, UPDATES_FIRST};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::key::{End, Key};
@@ -169,6 +169,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Appends items to a list of at most maxlen items: REFUSE writes those that fit and returns how many; EVICT drops the oldest and returns [kept, [evicted]]",
         complexity: COMPLEXITY,
         since: SINCE,
+        reply: "With `REFUSE`, an integer: how many items were written at the tail (the first \
+                given that fit in `maxlen`; `0` when the list is full). With `EVICT`, an \
+                array `[kept, [evicted …]]`: how many of the items given the list kept (the \
+                last `maxlen` given), then an array of the items that fell out in the order \
+                they went, the list's own oldest first (from the head), then the items given \
+                that never fitted, in the order given (an empty array when none fell out).",
+        events: Some(Events {
+            fires: "`rpush` when items were written, then `ltrim` when items that were in the \
+                    list fell out",
+            replica: None,
+        }),
         args: ARGS,
     },
     CommandSpec {
@@ -180,6 +191,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Prepends items to a list of at most maxlen items: REFUSE writes those that fit and returns how many; EVICT drops the oldest (at the tail) and returns [kept, [evicted]]",
         complexity: COMPLEXITY,
         since: SINCE,
+        reply: "With `REFUSE`, an integer: how many items were written at the head (the first \
+                given that fit in `maxlen`; `0` when the list is full). With `EVICT`, an \
+                array `[kept, [evicted …]]`: how many of the items given the list kept (the \
+                last `maxlen` given), then an array of the items that fell out in the order \
+                they went, the list's own oldest first (from the tail), then the items given \
+                that never fitted, in the order given (an empty array when none fell out).",
+        events: Some(Events {
+            fires: "`lpush` when items were written, then `ltrim` when items that were in the \
+                    list fell out",
+            replica: None,
+        }),
         args: ARGS,
     },
 ];

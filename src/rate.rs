@@ -36,7 +36,9 @@ use std::ffi::CStr;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{parse_options, single, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::config::Setting;
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -842,6 +844,15 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Counts calls in a fixed window: a plain string counter with a TTL (as INCR and PEXPIRE make it); with WAIT, a call over the max waits for room",
         complexity: c"O(1), plus O(N) over the N clients waiting on this counter when room frees",
         since: c"0.7.0",
+        reply: "An array of two integers: the counter after this call and the key's TTL in ms \
+                (`-1` without expiry); a call over `MAX` without `WAIT` still counts and gets \
+                this reply. With `WAIT`, a call that would take the counter over `max` gets \
+                the same array once it has waited and been counted, or nil when `ms` runs out \
+                (at once inside `MULTI` or a script).",
+        events: Some(Events {
+            fires: "`incrby` (as `INCRBY`), then `expire` when the TTL is set (as `PEXPIRE`)",
+            replica: Some("`set`, then `expire`, when the TTL is set; else `incrby`"),
+        }),
         args: &[
             KEY,
             ArgSpec::required(c"period", ArgType::Integer),
@@ -869,6 +880,19 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Allows or refuses an action against one or more rate limits at once, consuming only if allowed",
         complexity: LIMIT_COMPLEXITY,
         since: SINCE,
+        reply: "An array of five integers, as redis-cell's `CL.THROTTLE` (six with \
+                `WITHREFILL`): `limited` (`0` allowed and consumed, `1` refused, nothing \
+                consumed), `limit` (the deciding limit's `burst`; its `max` with `SLIDING`), \
+                `remaining` (actions of cost 1 it still allows, after this one when allowed), \
+                `retry_after_ms` (`-1` when allowed), `reset_after_ms` (until the deciding \
+                limit is full again) and, with `WITHREFILL`, `refill_after_ms` (until it \
+                frees its next action, `0` when full). The deciding limit: when refused, the \
+                refusing one that frees last; when allowed, the one with the fewest actions \
+                left. Under RESP3, a map of those names to the values.",
+        events: Some(Events {
+            fires: "allowed: `set`, `expire`",
+            replica: None,
+        }),
         args: LIMIT_ARGS,
     },
     CommandSpec {
@@ -880,6 +904,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns the decision RATE.LIMIT would make now, consuming nothing",
         complexity: LIMIT_COMPLEXITY,
         since: SINCE,
+        reply: "The same fields as `RATE.LIMIT` (an array of five integers, six with \
+                `WITHREFILL`; a map under RESP3), consuming nothing: `limited` and \
+                `retry_after_ms` as `RATE.LIMIT` would decide now, but `remaining`, \
+                `reset_after_ms` and `refill_after_ms` describe the limiter as it stands, \
+                without this action (a fresh limiter of 5: `0 5 5 -1 0`).",
+        events: None,
         args: LIMIT_ARGS,
     },
     CommandSpec {
@@ -891,6 +921,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Forgets a rate limiter: its next action starts from a full limit",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "`1` when a limiter was forgotten (its key deleted); `0` when the key does not \
+                exist.",
+        events: Some(Events {
+            fires: "`del`",
+            replica: None,
+        }),
         args: &[KEY],
     },
     CommandSpec {
@@ -902,6 +938,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's allowed sliding-window action on replicas and AOF load",
         complexity: c"O(N) for N actions recorded in the window",
         since: SINCE,
+        reply: "Simple string reply `OK`: the primary's allowed sliding-window action was \
+                recorded. Internal: only the replication stream and an AOF load send it.",
+        events: None,
         args: &[
             KEY,
             ArgSpec::required(c"at", ArgType::Integer),

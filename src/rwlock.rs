@@ -37,8 +37,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, FindKeys, KeySpec, LEASE, READS_FIRST, UPDATED,
-    UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, LEASE, READS_FIRST,
+    UPDATED, UPDATES_FIRST,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -736,6 +736,20 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
         complexity: c"O(log N) for N holders; O(N) when holders go (ended leases, a writer taking over) or the earliest or latest lease end moves inward; plus O(log N) per waiter admitted",
         since: SINCE,
+        reply: "`1` when granted: a new holder, a holder asking its own mode again (lease \
+                reset), or a writer asking `READ` (downgraded); with `FENCE`, instead: for \
+                `WRITE` the new fencing token (`fencekey` incremented; for a writer asking \
+                again the current value, or a new one if `fencekey` is missing), for `READ` \
+                `fencekey`'s current value (`0` when missing); nil when not granted (held in \
+                a conflicting mode, or other clients already wait) after waiting up to `WAIT` \
+                ms in the key's first-come-first-served queue (at once inside `MULTI` or a \
+                script).",
+        events: Some(Events {
+            fires: "`rwlock.acquire`, or `rwlock.reclaim` when refused and only ended leases \
+                    went; `expire` when the key's TTL moves, `persist` when it goes (a \
+                    downgrade to a holder without a lease); `incrby` on the fence key",
+            replica: Some("`rwlock.apply`, `expire`, `persist`; `set` on the fence key"),
+        }),
         args: &[
             KEY,
             ArgSpec::one_of(c"mode", MODES),
@@ -754,6 +768,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
         complexity: c"O(log N) for N holders; O(N) when ended leases go or the holder had the earliest or latest lease end; plus O(log N) per waiter admitted",
         since: SINCE,
+        reply: "`1` when `token` held the lock by a live lease, its hold now ended (the \
+                waiters it held back served); `0` when it holds nothing.",
+        events: Some(Events {
+            fires: "`rwlock.release`, or `rwlock.reclaim` by a token that holds nothing when \
+                    ended leases went; `del` when the last holder goes",
+            replica: Some("`rwlock.release` (sent as the command), or `rwlock.apply`; `del`"),
+        }),
         args: &[KEY, TOKEN],
     },
     CommandSpec {
@@ -765,6 +786,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
         complexity: c"O(log N) for N holders; O(N) when ended leases go or the earliest or latest lease end moves inward",
         since: SINCE,
+        reply: "`1` when `token` holds the lock by a live lease, which now ends the given \
+                time from now (with `ADD`, that much after its current end); `0` when it \
+                holds nothing, or with `ADD` when its hold has no lease.",
+        events: Some(Events {
+            fires: "`rwlock.extend`, or `rwlock.reclaim` by a token that holds nothing when \
+                    ended leases went; `expire`",
+            replica: Some("`rwlock.apply`, `expire`"),
+        }),
         args: &[
             KEY,
             TOKEN,
@@ -781,6 +810,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Returns a readers-writer lock's mode, its holders with their lease ends, and how many clients wait",
         complexity: c"O(N) for N holders: the reply lists every holder",
         since: SINCE,
+        reply: "`mode` (simple string `read`, `write` or `none`), `holders` (an array of \
+                `[token, lease end]` pairs for the live holders in token order, the end in \
+                Unix ms, `-1` for never) and `waiting` (clients waiting now): a flat array of \
+                names and values under RESP2, a map under RESP3; a missing key answers `none` \
+                and no holders.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -792,6 +827,10 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
         complexity: c"O(C*log(N)) for C changes and N holders; O(N) when holders go or the earliest or latest lease end moves inward",
         since: SINCE,
+        reply: "Simple string reply `OK`: the primary's decision (holders dropped and \
+                granted) was applied. Internal: only the replication stream and an AOF load \
+                send it.",
+        events: None,
         args: &[
             KEY,
             ArgSpec::option(c"drop", c"DROP", ArgType::String).multiple(),

@@ -31,7 +31,9 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Queue, MAX_ITEMS};
 use crate::common::args::{parse_options, single, OptSpec};
-use crate::common::command::{ArgSpec, ArgType, CommandSpec, KeySpec, READS_FIRST, UPDATES_FIRST};
+use crate::common::command::{
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+};
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
 use crate::common::ffi;
@@ -403,6 +405,12 @@ pub const COMMANDS: &[CommandSpec] = &[
             c"Appends items to a unique queue, moving queued ones to the tail; returns the length",
         complexity: c"O(K) for K items given",
         since: SINCE,
+        reply: "Integer reply: the queue's length after the items went to the tail (a queued \
+                item moved there).",
+        events: Some(Events {
+            fires: "`uqueue.insert`",
+            replica: None,
+        }),
         args: &[KEY, ITEM.multiple()],
     },
     CommandSpec {
@@ -414,6 +422,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Removes an item from a unique queue; 1 when it was queued",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "`1` when `item` was queued and is now removed; `0` when it was not.",
+        events: Some(Events {
+            fires: "`uqueue.remove`, `del` when the queue empties",
+            replica: None,
+        }),
         args: &[KEY, ITEM],
     },
     CommandSpec {
@@ -425,6 +438,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Moves the head of a unique queue to its tail and returns it (with a first-come-first-served wait); nil when empty",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Bulk string reply: the head, now moved to the tail; nil when the queue is \
+                empty or missing, after waiting up to `WAIT` ms for an item, first come first \
+                served (at once inside `MULTI` or a script).",
+        events: Some(Events {
+            fires: "`uqueue.rotate`",
+            replica: None,
+        }),
         args: &[KEY, ArgSpec::option(c"wait", c"WAIT", ArgType::Integer)],
     },
     CommandSpec {
@@ -436,6 +456,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"The head of a unique queue, or nil",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Bulk string reply: the head (the item `UQUEUE.ROTATE` moves next); nil when \
+                the queue is empty or missing.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -447,6 +470,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"The tail of a unique queue, or nil",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Bulk string reply: the tail (the item inserted or rotated last); nil when the \
+                queue is empty or missing.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -458,6 +484,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"The number of items in a unique queue",
         complexity: c"O(1)",
         since: SINCE,
+        reply: "Integer reply: the number of items; `0` for a missing key.",
+        events: None,
         args: &[KEY],
     },
     CommandSpec {
@@ -469,6 +497,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: c"Every item of a unique queue, head first",
         complexity: c"O(N) for N items",
         since: SINCE,
+        reply: "An array of every item, head first; an empty array for a missing key.",
+        events: None,
         args: &[KEY],
     },
 ];

@@ -1,8 +1,8 @@
-//! Keyspace events on real servers, against the table of
-//! `docs/src/replication.md`: each `events` line of `tests/samples/` fires
-//! exactly the events it names on the primary, and for every write command
-//! the events seen on the primary and on a replica across its lines are
-//! exactly those the table gives it.
+//! Keyspace events on real servers, against the module's spec (each
+//! command's `events`, shown in `docs/src/replication.md`): each `events`
+//! line of `tests/samples/` fires exactly the events it names on the
+//! primary, and for every write command the events seen on the primary and
+//! on a replica across its lines are exactly those the spec gives it.
 
 use crate::harness;
 
@@ -67,49 +67,29 @@ fn fire(
     (until_marker(&mut primary), until_marker(&mut replica))
 }
 
-/// The events table: for each command named in a row's first cell, the
-/// event names (lower case, in backticks) of its second (the primary) and
-/// third (a replica; "the same" repeats the second) cells.
+/// Each write's events as the module's spec gives them (`events`: the
+/// names, lower case in backticks, of what it fires on the primary and on a
+/// replica), by command.
 fn table() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/replication.md");
-    let text = std::fs::read_to_string(path).expect("docs/src/replication.md");
-    let section = text
-        .split("### Keyspace events")
-        .nth(1)
-        .expect("a 'Keyspace events' section");
-    let ticked = |cell: &str| -> Vec<String> {
+    let names = |cell: &str| -> BTreeSet<String> {
         cell.split('`')
             .skip(1)
             .step_by(2)
+            .filter(|word| word.chars().all(|c| c.is_ascii_lowercase() || c == '.'))
             .map(String::from)
             .collect()
     };
-    let events = |cell: &str| -> BTreeSet<String> {
-        ticked(cell)
-            .into_iter()
-            .filter(|word| word.chars().all(|c| c.is_ascii_lowercase() || c == '.'))
-            .collect()
-    };
     let mut rows = BTreeMap::new();
-    for line in section
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2)
-    {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [_, commands, primary, replica, ..] = cells[..] else {
-            panic!("a row of three cells: {line}");
-        };
-        let primary = events(primary);
-        let replica = if replica == "the same" {
-            primary.clone()
-        } else {
-            events(replica)
-        };
-        for command in ticked(commands) {
-            rows.insert(command.to_lowercase(), (primary.clone(), replica.clone()));
+    let families = harness::spec()["families"].as_array().expect("families");
+    for command in families.iter().flat_map(|family| family["commands"].as_array().expect("commands")) {
+        let events = &command["events"];
+        if events.is_null() {
+            continue;
         }
+        let name = command["name"].as_str().expect("a name").to_lowercase();
+        let fires = events["fires"].as_str().expect("fires");
+        let replica = events["replica"].as_str().expect("replica");
+        rows.insert(name, (names(fires), names(replica)));
     }
     rows
 }
@@ -150,19 +130,19 @@ server_tests! {
             };
             let Some((primary, replica)) = documented.get(command) else {
                 wrong.push(format!(
-                    "{command}: no row in docs/src/replication.md's events table (it fires {fired:?}, a replica {replayed:?})"
+                    "{command}: no events in the module's spec (it fires {fired:?}, a replica {replayed:?})"
                 ));
                 continue;
             };
             if fired != primary {
-                wrong.push(format!("{command}: fires {fired:?}, the table says {primary:?}"));
+                wrong.push(format!("{command}: fires {fired:?}, the spec says {primary:?}"));
             }
             if replayed != replica {
-                wrong.push(format!("{command}: a replica fires {replayed:?}, the table says {replica:?}"));
+                wrong.push(format!("{command}: a replica fires {replayed:?}, the spec says {replica:?}"));
             }
         }
         for command in documented.keys().filter(|c| !writes.contains(c)) {
-            wrong.push(format!("{command}: in the events table, not a write command of the module"));
+            wrong.push(format!("{command}: events in the spec, not a write command of the module"));
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }

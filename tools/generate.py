@@ -75,6 +75,10 @@ def command_section(command: Json) -> str:
     lines = [f"### {command['name']}", "", "```text", command["syntax"], "```", "", command["summary"] + ".", ""]
     if command.get("reply"):
         lines.append(f"- **Reply:** {command['reply']}")
+    if command.get("events"):
+        events = command["events"]
+        same = events["replica"] == events["fires"]
+        lines.append(f"- **Keyspace events:** {events['fires']}" + ("" if same else f"; a replica: {events['replica']}"))
     lines.append(f"- **Complexity:** {command['complexity']}")
     lines.append(f"- **Since:** {command['since']}")
     keys = keys_of(command)
@@ -133,6 +137,18 @@ def between(marker: str, text: str, section: str, where: str) -> str:
     if start < 0 or stop < start:
         raise SystemExit(f"{where} lacks the markers {begin.strip()} and {end.strip()}")
     return text[: start + len(begin)] + section + text[stop:]
+
+
+def events_page(spec: Json) -> str:
+    """What each write fires, on the primary and on a replica."""
+    rows = [f"<!-- {NOTICE}: do not edit -->", "", "| command | fires | a replica fires |", "|---|---|---|"]
+    for family in spec["families"]:
+        for command in family["commands"]:
+            events = command.get("events")
+            if events:
+                replica = "the same" if events["replica"] == events["fires"] else events["replica"]
+                rows.append(f"| `{command['name']}` | {events['fires']} | {replica} |")
+    return "\n".join(rows) + "\n"
 
 
 def settings_page(spec: Json) -> str:
@@ -315,6 +331,7 @@ def outputs(spec: Json, classes: Json) -> dict[Path, Callable[[str | None], str]
     made[reference / "families.md"] = lambda _: f"<!-- {NOTICE}: do not edit -->\n\n" + families_table(spec)
     made[ROOT / "README.md"] = lambda text: between("families", text or "", families_table(spec), "README.md")
     made[reference / "settings.md"] = lambda _: settings_page(spec)
+    made[reference / "events.md"] = lambda _: events_page(spec)
     made[reference / "info.md"] = lambda _: info_page(spec)
     made[ROOT / "docs" / "src" / "errors.md"] = lambda text: errors_page(text or "", spec, classes)
     made[ROOT / "clients" / "python" / "src" / "redis_recipes" / "_catalogue.py"] = lambda _: python_catalogue(

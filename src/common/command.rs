@@ -292,4 +292,21 @@ pub struct CommandSpec {
     pub complexity: &'static CStr,
     pub since: &'static CStr,
     pub args: &'static [ArgSpec],
+    /// What it replies (Markdown, for the module's spec and the manual).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub reply: &'static str,
+    /// The keyspace events it fires when it writes; `None` for a command
+    /// that never writes or only carries a primary's effects (`*.APPLY`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub events: Option<Events>,
+}
+
+/// The keyspace events a write fires (Markdown, each event's name in
+/// backticks): on the primary, and on a replica applying what the primary
+/// sent (`None`: the same). `tests/events.rs` checks them against what
+/// servers fire.
+#[cfg_attr(not(test), allow(dead_code))]
+pub struct Events {
+    pub fires: &'static str,
+    pub replica: Option<&'static str>,
 }

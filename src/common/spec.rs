@@ -166,6 +166,11 @@ fn command(spec: &CommandSpec) -> Value {
         "acl_categories": words(spec.acl_categories),
         "key_specs": spec.entry.key_specs.iter().map(key_spec).collect::<Vec<_>>(),
         "arguments": spec.args.iter().map(argument).collect::<Vec<_>>(),
+        "reply": spec.reply,
+        "events": spec.events.as_ref().map(|events| json!({
+            "fires": events.fires,
+            "replica": events.replica.unwrap_or(events.fires),
+        })),
     })
 }
 

@@ -4,7 +4,7 @@
 //! - `setup words… => reply`: the data those calls expect;
 //! - `events [words… ;]… words… => key event, …`: the keyspace events the
 //!   last call fires on that data after the calls before it (`=> nothing`:
-//!   none), which `tests/events.rs` checks against `docs/src/replication.md`.
+//!   none), which `tests/events.rs` checks against the module's spec.
 //!
 //! `#` starts a comment line. A new command brings its lines; the suites
 //! that read them need no edit.
