@@ -40,6 +40,7 @@
 use super::hints::Kept;
 use crate::common::memory::block;
 use crate::common::tree::{Arena, Item, Node, Tree, NIL};
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::mem::size_of;
 
@@ -145,35 +146,31 @@ pub struct Suggestion {
     first_fade: i64,
 }
 
-/// What a node's parent reads of its subtree: its best weight, and its
-/// earliest fade time if any entry of it fades.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What a node keeps of its subtree: its best weight, its earliest fade
+/// time, and in `flags` whether any entry of it fades and where the best
+/// and the earliest are ([`ANY_FADES`], [`BEST_MASK`], [`FIRST_MASK`]).
 pub struct Figures {
     best: f64,
-    first_fade: Option<i64>,
+    first_fade: i64,
+    flags: u8,
 }
 
 impl Item for Suggestion {
     type Summary = Figures;
     const CHUNK: usize = CHUNK;
     const ARENA: Arena = Arena::Blocks;
+    const MOST: u32 = MAX_ENTRIES as u32;
 
     fn order(&self, other: &Self) -> Ordering {
         (*self.content).cmp(&other.content)
     }
 
     #[inline]
-    fn summary(node: &Node<Self>) -> Figures {
-        Figures {
-            best: node.best,
-            first_fade: (node.flags & ANY_FADES != 0).then_some(node.first_fade),
-        }
-    }
-
-    /// `true` when the best weight or earliest fade time (which the parent
-    /// reads) changed.
-    #[inline]
-    fn summarise(node: &mut Node<Self>, left: Option<Figures>, right: Option<Figures>) -> bool {
+    fn summarise(
+        node: &Node<Self>,
+        left: Option<&Node<Self>>,
+        right: Option<&Node<Self>>,
+    ) -> Figures {
         let (mut best, mut best_in) = (node.weight, BEST_SELF);
         let mut any = node.flags & FADES != 0;
         let (mut first, mut first_in) = (node.fade, FIRST_SELF);
@@ -183,30 +180,37 @@ impl Item for Suggestion {
                 (best, best_in) = (child.best, BEST_LEFT);
             }
             // Ties go left.
-            if let Some(fade) = child.first_fade {
-                if !any || fade <= first {
-                    (any, first, first_in) = (true, fade, FIRST_LEFT);
-                }
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade <= first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_LEFT);
             }
         }
         if let Some(child) = right {
             if child.best.total_cmp(&best).is_ge() {
                 (best, best_in) = (child.best, BEST_RIGHT);
             }
-            if let Some(fade) = child.first_fade {
-                if !any || fade < first {
-                    (any, first, first_in) = (true, fade, FIRST_RIGHT);
-                }
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade < first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_RIGHT);
             }
         }
         let any = if any { ANY_FADES } else { 0 };
-        let flags = (node.flags & FADES) | any | best_in | first_in;
-        let same = node.best.to_bits() == best.to_bits()
+        Figures {
+            best,
+            first_fade: first,
+            flags: any | best_in | first_in,
+        }
+    }
+
+    /// `true` when the best weight or earliest fade time (which the parent
+    /// reads) changed.
+    #[inline]
+    fn keep(node: &mut Node<Self>, figures: Figures) -> bool {
+        let any = figures.flags & ANY_FADES;
+        let same = node.best.to_bits() == figures.best.to_bits()
             && node.flags & ANY_FADES == any
-            && (any == 0 || node.first_fade == first);
-        node.best = best;
-        node.first_fade = first;
-        node.flags = flags;
+            && (any == 0 || node.first_fade == figures.first_fade);
+        node.best = figures.best;
+        node.first_fade = figures.first_fade;
+        node.flags = (node.flags & FADES) | figures.flags;
         !same
     }
 
@@ -511,11 +515,13 @@ impl Suggestions {
         if content.is_empty() {
             return Err(WriteError::EmptyContent);
         }
-        let len = self.len();
+        // What the write leaves, and the block of a new content.
+        let (weight, outside) = (Cell::new(0.0), Cell::new(0));
         let done = self.entries.upsert(
             |entry| content.cmp(&entry.content),
             |node| {
                 node.weight = weigh(Some(node.weight))?;
+                weight.set(node.weight);
                 if let Some(time) = fade {
                     node.fade = time;
                     node.flags |= FADES;
@@ -523,21 +529,17 @@ impl Suggestions {
                 Ok(true)
             },
             || {
-                let weight = weigh(None)?;
-                if len >= MAX_ENTRIES {
-                    return Err(WriteError::Full);
-                }
-                Ok(leaf(Content::new(content), weight, fade))
+                weight.set(weigh(None)?);
+                let added = Content::new(content);
+                outside.set(added.block());
+                Ok(leaf(added, weight.get(), fade))
             },
         )?;
-        let (at, added) = done.ok_or(WriteError::Full)?;
-        let node = self.entries.node(at);
-        let weight = node.weight;
-        if added {
-            self.content_bytes += node.content.block();
-        }
-        self.written(content, at, Some(weight));
-        Ok(weight)
+        // `None`: the key holds MAX_ENTRIES already.
+        let (at, _) = done.ok_or(WriteError::Full)?;
+        self.content_bytes += outside.get();
+        self.written(content, at, Some(weight.get()));
+        Ok(weight.get())
     }
 
     /// Removes the entry `seek` leads to (see [`Tree::remove`]) and returns

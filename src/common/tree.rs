@@ -13,8 +13,8 @@
 //! - Each node holds its subtree's size (a rank is one descent) and height
 //!   (the two subtrees of a node differ in height by at most one, so a
 //!   descent is O(log n)), and its summary of the subtree:
-//!   [`Item::summarise`] recomputes it from the node's own item and its
-//!   children's [`Item::Summary`].
+//!   [`Item::summarise`] makes it from the node's own item and its
+//!   children's summaries, [`Item::keep`] stores it.
 //! - The searches are each data type's own descents over [`Tree::node`].
 //!   What changes the tree is here: [`Tree::upsert`] (one descent, then up
 //!   only as far as a height or a summary changed), [`Tree::remove`] (by
@@ -35,9 +35,9 @@ const MAX_DEPTH: usize = 64;
 
 /// What a tree holds, and what its nodes summarise.
 pub trait Item: Sized {
-    /// What a node keeps of its subtree beyond its size and height, as its
-    /// parent reads it.
-    type Summary: Copy;
+    /// What a node keeps of its subtree beyond its size and height, as
+    /// [`Item::summarise`] makes it and [`Item::keep`] stores it.
+    type Summary;
 
     /// Nodes per arena chunk.
     const CHUNK: usize;
@@ -45,20 +45,24 @@ pub trait Item: Sized {
     /// How the arena's chunks grow and shrink.
     const ARENA: Arena;
 
+    /// The most items a tree holds (at most `u32::MAX`: a node's number is
+    /// below [`NIL`]).
+    const MOST: u32 = u32::MAX;
+
     /// The items' order in the tree (by their keys).
     fn order(&self, other: &Self) -> Ordering;
 
-    /// The summary of `node`'s subtree.
-    fn summary(node: &Node<Self>) -> Self::Summary;
-
-    /// Recomputes `node`'s summary of its subtree (in its item and flags)
-    /// from its own item and its children's summaries (`None`: no child on
-    /// that side); `true` when [`Item::summary`] changed.
+    /// The summary of `node`'s subtree, from its own item and what its
+    /// children (`None`: no child on that side) keep of theirs.
     fn summarise(
-        node: &mut Node<Self>,
-        left: Option<Self::Summary>,
-        right: Option<Self::Summary>,
-    ) -> bool;
+        node: &Node<Self>,
+        left: Option<&Node<Self>>,
+        right: Option<&Node<Self>>,
+    ) -> Self::Summary;
+
+    /// Stores `summary` in `node` (its item and flags): `true` when what a
+    /// parent reads of it changed.
+    fn keep(node: &mut Node<Self>, summary: Self::Summary) -> bool;
 
     /// Whether the item owns an allocation outside the arena (counted in
     /// [`Tree::allocations`]); it must not change while the item is stored.
@@ -110,7 +114,8 @@ impl<T: Item> Node<T> {
             flags,
             item,
         };
-        T::summarise(&mut node, None, None);
+        let summary = T::summarise(&node, None, None);
+        T::keep(&mut node, summary);
         node
     }
 }
@@ -242,7 +247,7 @@ impl<T> Default for Tree<T> {
 
 impl<T: Item> Tree<T> {
     /// A tree of `nodes`, which must be in strictly increasing order (the
-    /// caller checks); `None` past `u32::MAX` of them. O(n): the tree is
+    /// caller checks); `None` past [`Item::MOST`] of them. O(n): the tree is
     /// built balanced, not inserted into.
     pub fn from_sorted<I>(nodes: I) -> Option<Self>
     where
@@ -250,7 +255,9 @@ impl<T: Item> Tree<T> {
         I::IntoIter: ExactSizeIterator,
     {
         let mut rest = nodes.into_iter();
-        let len = u32::try_from(rest.len()).ok()?;
+        let len = u32::try_from(rest.len())
+            .ok()
+            .filter(|&len| len <= T::MOST)?;
         let mut built = Tree::default();
         match T::ARENA {
             Arena::Doubling => {
@@ -384,7 +391,7 @@ impl<T: Item> Tree<T> {
     /// summary is made of, recomputed upward as far as it changes), else
     /// adds the node `add` makes. Returns the node and whether it was
     /// added; an `Err` of either changes nothing, and `Ok(None)` says the
-    /// tree can hold no more (`u32::MAX` items). One descent, and up again
+    /// tree can hold no more ([`Item::MOST`]). One descent, and up again
     /// only as far as a height or summary changes.
     #[inline]
     pub fn upsert<E>(
@@ -588,24 +595,17 @@ impl<T: Item> Tree<T> {
     fn update(&mut self, at: u32) -> bool {
         let node = self.node(at);
         let (left, right) = (node.left, node.right);
-        let mut size = 1;
-        let mut height = 0;
-        let left = (left != NIL).then(|| {
-            let child = self.node(left);
-            size += child.size;
-            height = child.height;
-            T::summary(child)
-        });
-        let right = (right != NIL).then(|| {
-            let child = self.node(right);
-            size += child.size;
-            height = height.max(child.height);
-            T::summary(child)
-        });
+        let left = (left != NIL).then(|| self.node(left));
+        let right = (right != NIL).then(|| self.node(right));
+        let size = 1 + left.map_or(0, |child| child.size) + right.map_or(0, |child| child.size);
+        let height = 1 + left
+            .map_or(0, |child| child.height)
+            .max(right.map_or(0, |child| child.height));
+        let summary = T::summarise(node, left, right);
         let node = self.node_mut(at);
         node.size = size;
-        node.height = height + 1;
-        T::summarise(node, left, right)
+        node.height = height;
+        T::keep(node, summary)
     }
 
     // The arena.
@@ -758,10 +758,7 @@ impl<'a, T: Item> Iterator for Iter<'a, T> {
 }
 
 #[cfg(test)]
-impl<T: Item + Clone> Tree<T>
-where
-    T::Summary: PartialEq + std::fmt::Debug,
-{
+impl<T: Item + Clone> Tree<T> {
     /// Checks every invariant by a walk of the whole tree: strict order,
     /// balance, each node's size, height, summary and flags (recomputed
     /// from its children), the arena holding exactly the linked nodes in
@@ -801,10 +798,10 @@ where
         assert!(hl.abs_diff(hr) <= 1, "unbalanced");
         assert_eq!(node.height, hl.max(hr) + 1);
         assert_eq!(node.size, self.size(node.left) + self.size(node.right) + 1);
-        let summary = |child| (child != NIL).then(|| T::summary(self.node(child)));
+        let child = |at| (at != NIL).then(|| self.node(at));
+        let summary = T::summarise(node, child(node.left), child(node.right));
         let mut again = node.clone();
-        T::summarise(&mut again, summary(node.left), summary(node.right));
-        assert_eq!(T::summary(&again), T::summary(node), "summary");
+        assert!(!T::keep(&mut again, summary), "summary");
         assert_eq!(again.flags, node.flags, "flags");
     }
 
@@ -839,20 +836,17 @@ mod tests {
     const MAX_LEFT: u8 = 1;
     const MAX_RIGHT: u8 = 2;
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
+    /// A subtree's sum and largest value, and where that is.
     struct Figures {
         sum: i64,
         max: i64,
+        side: u8,
     }
 
-    /// Sums the subtree and finds its largest value (and where it is).
-    fn figures(
-        pair: &mut Pair,
-        flags: &mut u8,
-        left: Option<Figures>,
-        right: Option<Figures>,
-    ) -> bool {
-        let (mut sum, mut max, mut side) = (pair.value, pair.value, 0);
+    /// Sums the subtree of a node of value `value` and finds its largest
+    /// value, from its children's sums and largest values.
+    fn figures(value: i64, left: Option<&Pair>, right: Option<&Pair>) -> Figures {
+        let (mut sum, mut max, mut side) = (value, value, 0);
         if let Some(left) = left {
             sum += left.sum;
             if left.max >= max {
@@ -865,8 +859,14 @@ mod tests {
                 (max, side) = (right.max, MAX_RIGHT);
             }
         }
-        let changed = (sum, max) != (pair.sum, pair.max);
-        (pair.sum, pair.max, *flags) = (sum, max, side);
+        Figures { sum, max, side }
+    }
+
+    /// Stores `figures` in a node (`pair` and its `flags`): whether the sum
+    /// or largest value changed.
+    fn keep(pair: &mut Pair, flags: &mut u8, figures: Figures) -> bool {
+        let changed = (figures.sum, figures.max) != (pair.sum, pair.max);
+        (pair.sum, pair.max, *flags) = (figures.sum, figures.max, figures.side);
         changed
     }
 
@@ -879,15 +879,16 @@ mod tests {
             self.key.cmp(&other.key)
         }
 
-        fn summary(node: &Node<Self>) -> Figures {
-            Figures {
-                sum: node.sum,
-                max: node.max,
-            }
+        fn summarise(
+            node: &Node<Self>,
+            left: Option<&Node<Self>>,
+            right: Option<&Node<Self>>,
+        ) -> Figures {
+            figures(node.value, left.map(|n| &n.item), right.map(|n| &n.item))
         }
 
-        fn summarise(node: &mut Node<Self>, left: Option<Figures>, right: Option<Figures>) -> bool {
-            figures(&mut node.item, &mut node.flags, left, right)
+        fn keep(node: &mut Node<Self>, figures: Figures) -> bool {
+            keep(&mut node.item, &mut node.flags, figures)
         }
 
         fn allocates(&self) -> bool {
@@ -908,15 +909,16 @@ mod tests {
             self.0.order(&other.0)
         }
 
-        fn summary(node: &Node<Self>) -> Figures {
-            Figures {
-                sum: node.0.sum,
-                max: node.0.max,
-            }
+        fn summarise(
+            node: &Node<Self>,
+            left: Option<&Node<Self>>,
+            right: Option<&Node<Self>>,
+        ) -> Figures {
+            figures(node.0.value, left.map(|n| &n.0), right.map(|n| &n.0))
         }
 
-        fn summarise(node: &mut Node<Self>, left: Option<Figures>, right: Option<Figures>) -> bool {
-            figures(&mut node.item.0, &mut node.flags, left, right)
+        fn keep(node: &mut Node<Self>, figures: Figures) -> bool {
+            keep(&mut node.item.0, &mut node.flags, figures)
         }
     }
 
@@ -1027,7 +1029,7 @@ mod tests {
                 }
             }
             assert_eq!(tree.len() as usize, model.len());
-            let root = (!tree.is_empty()).then(|| Pair::summary(tree.node(tree.root())));
+            let root = (!tree.is_empty()).then(|| tree.node(tree.root()));
             let sum = model.values().sum();
             let max = model.values().max().copied();
             assert_eq!(root.map(|f| f.sum), (!model.is_empty()).then_some(sum));

@@ -40,18 +40,15 @@ impl Item for Lease {
     }
 
     #[inline]
-    fn summary(node: &Node<Self>) -> u64 {
-        node.min_expiry
+    fn summarise(node: &Node<Self>, left: Option<&Node<Self>>, right: Option<&Node<Self>>) -> u64 {
+        let below = |child: Option<&Node<Self>>| child.map_or(NO_END, |child| child.min_expiry);
+        node.expiry.min(below(left)).min(below(right))
     }
 
     #[inline]
-    fn summarise(node: &mut Node<Self>, left: Option<u64>, right: Option<u64>) -> bool {
-        let min = node
-            .expiry
-            .min(left.unwrap_or(NO_END))
-            .min(right.unwrap_or(NO_END));
-        let changed = min != node.min_expiry;
-        node.min_expiry = min;
+    fn keep(node: &mut Node<Self>, min_expiry: u64) -> bool {
+        let changed = min_expiry != node.min_expiry;
+        node.min_expiry = min_expiry;
         changed
     }
 }
