@@ -3,9 +3,10 @@
 //! frameworks built on it, in safe Rust (`#![forbid(unsafe_code)]` in each):
 //! argument parsing, what a family declares (`family.rs`: its commands,
 //! settings, data types and counters), the waits (`wait/`), errors, times,
-//! leases, and the arena AVL tree of the ordered data types (`tree.rs`). A name found in both (`command`, `config`, `datatype`,
-//! `reply`, `stats`) is declared here and told to the server in `ffi/`. A
-//! family module (`idgen.rs`, …) holds only its own behaviour.
+//! leases, and the arena AVL tree of the ordered data types (`tree.rs`). A
+//! name found in both (`command`, `config`, `datatype`, `reply`, `stats`) is
+//! declared here and told to the server in `ffi/`. A family module
+//! (`idgen.rs`, …) holds only its own behaviour.
 
 pub mod args;
 pub mod command;
