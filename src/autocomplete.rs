@@ -3,11 +3,12 @@
 //!
 //! A key of the module data type `rr-autocp` holds every entry once: its
 //! content (UTF-8), its weight and, for an entry fed with a lifetime, the
-//! absolute time it fades. `core.rs` keeps them in a tree ordered by content,
-//! each subtree knowing its best weight and earliest fade time, so the top N
-//! under a prefix (a range of contents) costs O((N + F) log M), F faded
-//! entries passed over, whatever the number of entries under the prefix.
-//! The key also keeps the answers of the prefixes last hinted (up to
+//! absolute time it fades. `core.rs` keeps them in a tree ordered by content
+//! (`common/tree.rs`), each subtree knowing its best weight and earliest fade
+//! time, so the top N under a prefix (a range of contents) costs
+//! O((N + F) log M) (`search.rs`), F faded entries passed over, whatever the
+//! number of entries under the prefix. The key also keeps (`hints.rs`) the
+//! answers of the prefixes last hinted (up to
 //! `recipes.autocomplete-hint-cache` of them) until a write that can change
 //! them or the first fade among their entries: a hot prefix costs O(N), its
 //! reply written from the kept copy of its contents.
@@ -27,6 +28,8 @@
 
 pub mod core;
 mod errors;
+mod hints;
+mod search;
 pub mod text;
 
 use std::ffi::CStr;
@@ -72,7 +75,7 @@ pub static MAX_CHARS: Setting = Setting::new(
      value stay, are hinted and can be fed again only after the setting is raised",
 );
 
-/// See `core.rs` for the answers kept.
+/// See `autocomplete/hints.rs` for the answers kept.
 pub static HINT_CACHE: Setting = Setting::new(
     c"autocomplete-hint-cache",
     (64, 0, 4096),
@@ -429,7 +432,7 @@ fn count_range() -> RedisError {
 /// A hint's reply `WITHWEIGHTS`: each content and its weight (RESP3:
 /// pairs).
 #[inline(never)]
-fn reply_weighed(ctx: &Context, hints: core::Hints<'_>, pairs: bool) {
+fn reply_weighed(ctx: &Context, hints: hints::Hints<'_>, pairs: bool) {
     let len = hints.len();
     direct::array(ctx, if pairs { len } else { 2 * len });
     for (content, weight) in hints {

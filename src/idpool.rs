@@ -2,7 +2,7 @@
 //!
 //! A pool is a key of the module data type `rr-idpool`: the IDs 1..=max
 //! handed out in turn, each leased until an absolute time of the primary's
-//! clock or forever (see `idpool/pool.rs` for the rules and `idpool/tree.rs`
+//! clock or forever (see `idpool/pool.rs` for the rules and `idpool/leases.rs`
 //! for the O(log n) structure). It costs memory per live lease, not per ID.
 //!
 //! Replication. A write whose outcome follows from the stored leases alone
@@ -19,8 +19,8 @@
 #![forbid(unsafe_code)]
 
 mod errors;
+mod leases;
 mod pool;
-mod tree;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;

@@ -1,6 +1,6 @@
 //! The suggestions of one AUTOCOMPLETE key, apart from the server: each
-//! entry (its content, weight and optional fade time) stored once, and the
-//! questions the commands ask of them.
+//! entry (its content, weight and optional fade time) stored once, the
+//! writes to them, their fading, and what they cost in memory.
 //!
 //! The book keeps one sorted set per prefix ("abc" is in the sets of "a",
 //! "ab" and "abc"), so a hint is one `ZRANGE … REV` but an entry costs one
@@ -9,20 +9,15 @@
 //! of its own), and a hint searches the one structure:
 //!
 //! - an AVL tree keyed by content bytes, its nodes in a chunked arena
-//!   (indices `u32`, no allocation per node). The entries under a prefix
-//!   are a contiguous range of it.
+//!   (`common/tree.rs`: indices `u32`, no allocation per node). The entries
+//!   under a prefix are a contiguous range of it.
 //! - each node also holds, for its subtree, its size, its best weight and
 //!   which of (left subtree, node, right subtree) holds it, and its earliest
-//!   fade time and which of the three holds that. Ties of weight go to the
-//!   right (the greater content, as `ZRANGE … REV` gives), ties of fade
-//!   time to the left (the smaller content), so neither comparison ever
-//!   reads a content.
-//! - a hint is a best-first search over pieces of the range: one descent
-//!   splits the range into O(log M) single nodes and whole subtrees, pushed
-//!   on a heap by weight (a subtree by its best), then by rank (pieces never
-//!   overlap, so ranks order them as their contents). The top piece, if a
-//!   subtree, is split along the path to its best entry (each node passed
-//!   and each subtree not taken pushed in turn) and the best comes out.
+//!   fade time and which of the three holds that ([`Suggestion`]'s
+//!   summary). Ties of weight go to the right (the greater content, as
+//!   `ZRANGE … REV` gives), ties of fade time to the left (the smaller
+//!   content), so neither comparison ever reads a content.
+//! - a hint is a best-first search over pieces of the range (`search.rs`):
 //!   N hints, skipping K faded entries on the way, cost O((N + K) log M)
 //!   node visits, however many entries the prefix holds.
 //! - fading is a descent on the earliest fade times: O(log M) for the next
@@ -31,18 +26,9 @@
 //! A removed node's slot is filled with the arena's last node, so the arena
 //! always holds exactly the entries and gives its memory back as they go.
 //!
-//! Hints are also kept: the answers to the last prefixes hinted (a bounded
-//! number, replaced by the clock algorithm), as node numbers and a copy of
-//! their first contents, so a hint asked again costs a hash of its prefix,
-//! not a search. An answer is good until the earliest fade time among its
-//! own entries (entries left out were faded, and stay so while the clock
-//! goes forward, or lighter, so whether they fade changes nothing), and
-//! until a write that can change it: a write to an entry concerns only the
-//! answers of that entry's prefixes (found by probing each of its prefixes,
-//! O(length)), and of those only the answers holding the entry, those it
-//! now outranks the last of, and those that held every entry under their
-//! prefix. A node moved in the arena (see above) is renamed in the answers
-//! holding it. Answers are never saved, copied or digested.
+//! Hints are also kept (`hints.rs`): the answers to the last prefixes
+//! hinted, good until a write that can change them or the first fade among
+//! their entries. Each write here tells them.
 //!
 //! Weights follow `ZINCRBY`: any `f64` but NaN (a result that would be NaN
 //! is refused and changes nothing), -0.0 stored as 0.0. Fade times are
@@ -51,14 +37,12 @@
 
 #![forbid(unsafe_code)]
 
+use super::hints::Kept;
 use crate::common::memory::block;
+use crate::common::tree::{Arena, Item, Node, Tree, NIL};
 use std::cell::Cell;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::mem::size_of;
-
-/// No node (an empty subtree).
-const NIL: u32 = u32::MAX;
 
 /// The most entries a key holds: every node index is a `u32` below [`NIL`].
 pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
@@ -66,20 +50,17 @@ pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
 /// Nodes per arena chunk: as many as fill 64 KiB, one of the allocator's
 /// size classes (1,024 nodes of 72 bytes would take a block of 80 KiB).
 /// Growth never copies more than one chunk.
-const CHUNK: usize = 65_536 / size_of::<Node>();
-
-/// Longest root-to-leaf path: an AVL tree of 2^32 nodes has under 47 levels.
-const MAX_DEPTH: usize = 64;
+const CHUNK: usize = 65_536 / size_of::<Node<Suggestion>>();
 
 /// `Node::flags`: the entry has a fade time.
 const FADES: u8 = 1;
 /// Some entry of the subtree has a fade time (`first_fade` is set).
 const ANY_FADES: u8 = 1 << 1;
 /// Where the subtree's best weight is: the node itself, or a child.
-const BEST_MASK: u8 = 0b11 << 2;
+pub(super) const BEST_MASK: u8 = 0b11 << 2;
 const BEST_SELF: u8 = 0;
-const BEST_LEFT: u8 = 1 << 2;
-const BEST_RIGHT: u8 = 2 << 2;
+pub(super) const BEST_LEFT: u8 = 1 << 2;
+pub(super) const BEST_RIGHT: u8 = 2 << 2;
 /// Where the subtree's earliest fade time is.
 const FIRST_MASK: u8 = 0b11 << 4;
 const FIRST_SELF: u8 = 0;
@@ -92,7 +73,7 @@ const INLINE: usize = 22;
 /// An entry's content: inside the node when short (most words and phrases
 /// are), else in a block of its own.
 #[derive(Clone, Debug)]
-enum Content {
+pub(super) enum Content {
     Inline { len: u8, bytes: [u8; INLINE] },
     Heap(Box<[u8]>),
 }
@@ -148,55 +129,119 @@ impl std::ops::Deref for Content {
     }
 }
 
-/// A node of the tree: an entry and the figures of its subtree. In C
-/// order, what a descent reads first: 72 bytes.
+/// An entry as the tree holds it, with the figures of its subtree (flags
+/// in its node: [`FADES`] for its own fade time, the others for its
+/// subtree's). After the node's links, in C order: 72 bytes a node.
 #[derive(Clone, Debug)]
 #[repr(C)]
-struct Node {
-    content: Content,
-    left: u32,
-    right: u32,
-    /// Entries in this subtree.
-    size: u32,
-    /// Levels in this subtree (a leaf has 1).
-    height: u8,
-    flags: u8,
-    weight: f64,
+pub struct Suggestion {
+    pub(super) content: Content,
+    pub(super) weight: f64,
     /// The best weight in this subtree.
-    best: f64,
-    /// This entry's fade time, when `flags` has [`FADES`].
+    pub(super) best: f64,
+    /// This entry's fade time, when the flags have [`FADES`].
     fade: i64,
-    /// The earliest fade time in this subtree, when `flags` has
+    /// The earliest fade time in this subtree, when the flags have
     /// [`ANY_FADES`].
     first_fade: i64,
 }
 
-impl Node {
-    fn leaf(content: Content, weight: f64, fade: Option<i64>) -> Node {
-        let (fade, flags) = match fade {
-            Some(at) => (at, FADES | ANY_FADES),
-            None => (0, 0),
-        };
-        Node {
-            content,
-            weight,
-            best: weight,
-            fade,
-            first_fade: fade,
-            left: NIL,
-            right: NIL,
-            size: 1,
-            height: 1,
-            flags,
+/// What a node keeps of its subtree: its best weight, its earliest fade
+/// time, and in `flags` whether any entry of it fades and where the best
+/// and the earliest are ([`ANY_FADES`], [`BEST_MASK`], [`FIRST_MASK`]).
+pub struct Figures {
+    best: f64,
+    first_fade: i64,
+    flags: u8,
+}
+
+impl Item for Suggestion {
+    type Summary = Figures;
+    const CHUNK: usize = CHUNK;
+    const ARENA: Arena = Arena::Blocks;
+    const MOST: u32 = MAX_ENTRIES as u32;
+
+    fn order(&self, other: &Self) -> Ordering {
+        (*self.content).cmp(&other.content)
+    }
+
+    #[inline]
+    fn summarise(
+        node: &Node<Self>,
+        left: Option<&Node<Self>>,
+        right: Option<&Node<Self>>,
+    ) -> Figures {
+        let (mut best, mut best_in) = (node.weight, BEST_SELF);
+        let mut any = node.flags & FADES != 0;
+        let (mut first, mut first_in) = (node.fade, FIRST_SELF);
+        if let Some(child) = left {
+            // Ties go right: the node beats its left subtree.
+            if child.best.total_cmp(&best).is_gt() {
+                (best, best_in) = (child.best, BEST_LEFT);
+            }
+            // Ties go left.
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade <= first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_LEFT);
+            }
+        }
+        if let Some(child) = right {
+            if child.best.total_cmp(&best).is_ge() {
+                (best, best_in) = (child.best, BEST_RIGHT);
+            }
+            if child.flags & ANY_FADES != 0 && (!any || child.first_fade < first) {
+                (any, first, first_in) = (true, child.first_fade, FIRST_RIGHT);
+            }
+        }
+        let any = if any { ANY_FADES } else { 0 };
+        Figures {
+            best,
+            first_fade: first,
+            flags: any | best_in | first_in,
         }
     }
 
-    fn fade_at(&self) -> Option<i64> {
+    /// `true` when the best weight or earliest fade time (which the parent
+    /// reads) changed.
+    #[inline]
+    fn keep(node: &mut Node<Self>, figures: Figures) -> bool {
+        let any = figures.flags & ANY_FADES;
+        let same = node.best.to_bits() == figures.best.to_bits()
+            && node.flags & ANY_FADES == any
+            && (any == 0 || node.first_fade == figures.first_fade);
+        node.best = figures.best;
+        node.first_fade = figures.first_fade;
+        node.flags = (node.flags & FADES) | figures.flags;
+        !same
+    }
+
+    fn allocates(&self) -> bool {
+        self.content.block() > 0
+    }
+}
+
+/// A node of its own for an entry.
+fn leaf(content: Content, weight: f64, fade: Option<i64>) -> Node<Suggestion> {
+    let (fade, flags) = match fade {
+        Some(at) => (at, FADES),
+        None => (0, 0),
+    };
+    let entry = Suggestion {
+        content,
+        weight,
+        best: weight,
+        fade,
+        first_fade: fade,
+    };
+    Node::leaf(entry, flags)
+}
+
+impl Node<Suggestion> {
+    pub(super) fn fade_at(&self) -> Option<i64> {
         (self.flags & FADES != 0).then_some(self.fade)
     }
 
     /// Faded by `now`: no longer hinted, removed by the next fade.
-    fn faded(&self, now: i64) -> bool {
+    pub(super) fn faded(&self, now: i64) -> bool {
         self.flags & FADES != 0 && self.fade <= now
     }
 }
@@ -226,529 +271,15 @@ fn clean(weight: f64) -> Result<f64, WriteError> {
     }
 }
 
-/// `content` against the range of entries that start with `prefix`:
-/// `Less` below it, `Equal` in it, `Greater` above it.
-fn against_prefix(content: &[u8], prefix: &[u8]) -> Ordering {
-    let shared = content.len().min(prefix.len());
-    match content[..shared].cmp(&prefix[..shared]) {
-        Ordering::Equal if content.len() < prefix.len() => Ordering::Less,
-        order => order,
-    }
-}
-
-/// The nodes of a descent, root first, and the side taken at each.
-struct Path {
-    nodes: [u32; MAX_DEPTH],
-    /// Bit `i`: the descent went left at `nodes[i]`.
-    lefts: u64,
-    len: usize,
-}
-
-impl Path {
-    fn new() -> Path {
-        Path {
-            nodes: [NIL; MAX_DEPTH],
-            lefts: 0,
-            len: 0,
-        }
-    }
-
-    /// Adds a step; `false` when the path is full (never, in a tree that is
-    /// balanced).
-    fn push(&mut self, node: u32, left: bool) -> bool {
-        let Some(slot) = self.nodes.get_mut(self.len) else {
-            return false;
-        };
-        *slot = node;
-        if left {
-            self.lefts |= 1 << self.len;
-        }
-        self.len += 1;
-        true
-    }
-
-    /// The steps, deepest first.
-    fn upward(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
-        let lefts = self.lefts;
-        self.nodes[..self.len]
-            .iter()
-            .enumerate()
-            .rev()
-            .map(move |(at, &node)| (node, lefts & (1 << at) != 0))
-    }
-}
-
-/// What a deletion looks for.
-#[derive(Clone, Copy)]
-enum Target<'a> {
-    Content(&'a [u8]),
-    /// The entry of this rank (0-based, content order) in the subtree.
-    Rank(u32),
-}
-
-/// A piece of the entries under a prefix during a hint, the heap's item:
-/// a node alone, or a whole subtree, ranked by its best weight.
-#[derive(Clone, Copy, Debug)]
-struct Piece {
-    /// The node's weight, or the subtree's best.
-    weight: f64,
-    /// The node's rank, or the subtree's first rank.
-    rank: u32,
-    node: u32,
-    whole: bool,
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Pieces pushed by hints, for the unit test of the cost bound.
-    static PUSHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// Pushes `piece` on a hint's heap.
-#[inline]
-fn push(heap: &mut BinaryHeap<Piece>, piece: Piece) {
-    #[cfg(test)]
-    PUSHES.with(|pushes| pushes.set(pushes.get() + 1));
-    heap.push(piece);
-}
-
-impl PartialEq for Piece {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Piece {}
-
-impl PartialOrd for Piece {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Piece {
-    /// Heavier first; at equal weight the greater rank. Pieces never
-    /// overlap, so any rank of a piece orders its entries against another
-    /// piece's as their contents are ordered: the greater content first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.weight
-            .total_cmp(&other.weight)
-            .then(self.rank.cmp(&other.rank))
-    }
-}
-
 /// The suggestions of one key.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Suggestions {
-    /// Every chunk but the last holds exactly `CHUNK` nodes; node `i` is
-    /// `chunks[i / CHUNK][i % CHUNK]`.
-    chunks: Vec<Vec<Node>>,
-    root: u32,
+    pub(super) entries: Tree<Suggestion>,
     /// The allocator's blocks for the contents not inside their nodes
-    /// (see [`block`]), and how many there are.
+    /// (see [`block`]; the tree counts them).
     content_bytes: usize,
-    /// (A `u32`: there are fewer than [`MAX_ENTRIES`].)
-    content_blocks: u32,
-    hints: Kept,
+    pub(super) hints: Kept,
 }
-
-impl Default for Suggestions {
-    fn default() -> Self {
-        Suggestions {
-            chunks: Vec::new(),
-            root: NIL,
-            content_bytes: 0,
-            content_blocks: 0,
-            hints: Kept::default(),
-        }
-    }
-}
-
-/// The most entries a kept answer holds: a hint for more is searched each
-/// time.
-pub const KEPT_MOST: usize = 64;
-
-/// The fewest entries a kept answer is searched for, so that hints for
-/// fewer (`COUNT 3`, `COUNT 5`, the default 10) share it.
-const KEPT_LEAST: usize = 10;
-
-/// The longest prefix, in bytes, whose answers are kept (longer ones are
-/// rarely asked twice, and would make the kept answers' memory unbounded).
-pub const KEPT_PREFIX_BYTES: usize = 64;
-
-/// The most bytes of contents a kept answer copies (see [`Answer::text`]);
-/// the entries past them are read from the tree.
-pub const KEPT_TEXT_BYTES: usize = 2_048;
-
-/// No slot, in [`HintCache::index`].
-const NO_SLOT: u32 = u32::MAX;
-
-/// The answers kept (see the module's notes), in a `Cell`: hints read the
-/// key, yet fill the cache, which a hint takes out and puts back. One
-/// pointer in the value, none allocated until a hint: a key never hinted
-/// takes no more memory. A copy of the key starts with none.
-#[derive(Default)]
-struct Kept(Cell<Option<Box<HintCache>>>);
-
-impl Clone for Kept {
-    fn clone(&self) -> Self {
-        Kept::default()
-    }
-}
-
-impl std::fmt::Debug for Kept {
-    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        out.write_str("Kept")
-    }
-}
-
-impl Kept {
-    /// What `read` gives of the cache, if there is one.
-    fn with<R>(&self, read: impl FnOnce(&HintCache) -> R) -> Option<R> {
-        let cache = self.0.take();
-        let got = cache.as_deref().map(read);
-        self.0.set(cache);
-        got
-    }
-}
-
-#[derive(Debug, Default)]
-struct HintCache {
-    slots: Vec<Answer>,
-    /// The slots by their prefix's hash, open addressing with linear
-    /// probing: slot numbers, [`NO_SLOT`] where free. Its length is a power
-    /// of two, at least twice the slots, so a probe always ends.
-    index: Vec<u32>,
-    /// The clock's hand: the next slot looked at for replacement.
-    hand: usize,
-}
-
-/// The answer kept for one prefix.
-#[derive(Debug)]
-struct Answer {
-    prefix: Vec<u8>,
-    hash: u64,
-    /// The answer's nodes, best first.
-    nodes: Vec<u32>,
-    /// The contents of its first nodes, end to end, up to
-    /// [`KEPT_TEXT_BYTES`], and the length of each: a reply reads them
-    /// here rather than in the tree (about 15 instructions an entry less).
-    text: Vec<u8>,
-    lens: Vec<u32>,
-    /// How many entries were asked for: fewer nodes means the answer holds
-    /// every entry under the prefix that had not faded.
-    asked: usize,
-    /// A write may have changed it: searched again when next asked.
-    stale: bool,
-    /// It answers for times in `since..until`: from the search on (from
-    /// any time when the search passed over no faded entry), until the
-    /// first of its entries fades.
-    since: i64,
-    until: i64,
-    /// Asked since the clock's hand last passed.
-    used: bool,
-}
-
-/// FNV-1a: prefixes are short, and the slots few (a client that makes
-/// prefixes collide makes a probe at most as long as the slots).
-fn hash(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(HASH_START, |hash, &byte| hash_step(hash, byte))
-}
-
-const HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// The hash of a prefix one byte longer.
-fn hash_step(hash: u64, byte: u8) -> u64 {
-    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-}
-
-impl HintCache {
-    /// The slot of `prefix`, if kept (good or not).
-    fn find(&self, hash: u64, prefix: &[u8]) -> Option<usize> {
-        let mask = self.index.len().checked_sub(1)?;
-        let mut at = hash as usize & mask;
-        loop {
-            let slot = *self.index.get(at)?;
-            if slot == NO_SLOT {
-                return None;
-            }
-            let answer = self.slots.get(slot as usize)?;
-            if answer.hash == hash && answer.prefix == prefix {
-                return Some(slot as usize);
-            }
-            at = (at + 1) & mask;
-        }
-    }
-
-    /// Drops the slots past `keep` (the setting was lowered).
-    #[cold]
-    #[inline(never)]
-    fn shrink(&mut self, keep: usize) {
-        self.slots.truncate(keep);
-        self.slots.shrink_to_fit();
-        self.hand = 0;
-        self.reindex();
-    }
-
-    /// A slot for `prefix` (of hash `hash`), not kept: a new one while
-    /// fewer than `keep`, else the clock's victim; stale, so searched next.
-    #[cold]
-    #[inline(never)]
-    fn take_slot(&mut self, prefix: &[u8], hash: u64, keep: usize) -> usize {
-        let slot = if self.slots.len() < keep {
-            self.slots.push(Answer {
-                prefix: Vec::new(),
-                hash,
-                nodes: Vec::new(),
-                text: Vec::new(),
-                lens: Vec::new(),
-                asked: 0,
-                stale: true,
-                since: i64::MIN,
-                until: i64::MAX,
-                used: false,
-            });
-            self.slots.len() - 1
-        } else {
-            let victim = self.victim();
-            self.unindex_slot(victim);
-            victim
-        };
-        if let Some(answer) = self.slots.get_mut(slot) {
-            answer.prefix.clear();
-            answer.prefix.reserve_exact(prefix.len());
-            answer.prefix.extend_from_slice(prefix);
-            answer.hash = hash;
-            answer.stale = true;
-        }
-        if 2 * self.slots.len() > self.index.len() {
-            self.reindex();
-        } else {
-            self.index_slot(slot);
-        }
-        slot
-    }
-
-    /// Calls `visit` with each slot whose prefix starts `content`: the
-    /// slots scanned when they are fewer than its prefixes, else each
-    /// prefix (up to [`KEPT_PREFIX_BYTES`]) probed, its hash one step from
-    /// the last. O(min(slots, length)).
-    fn prefixes_of(&mut self, content: &[u8], mut visit: impl FnMut(&mut Answer)) {
-        let longest = content.len().min(KEPT_PREFIX_BYTES);
-        if self.slots.len() <= longest + 1 {
-            for answer in &mut self.slots {
-                if content.starts_with(&answer.prefix) {
-                    visit(answer);
-                }
-            }
-            return;
-        }
-        let mut hash = HASH_START;
-        for len in 0..=longest {
-            if let Some(&byte) = len.checked_sub(1).and_then(|last| content.get(last)) {
-                hash = hash_step(hash, byte);
-            }
-            let prefix = content.get(..len).unwrap_or_default();
-            if let Some(slot) = self.find(hash, prefix) {
-                if let Some(answer) = self.slots.get_mut(slot) {
-                    visit(answer);
-                }
-            }
-        }
-    }
-
-    /// Rebuilds the index over the slots: O(slots), when the slots
-    /// outgrow it (doubling it, so O(1) a slot added) or are cut.
-    fn reindex(&mut self) {
-        let size = (2 * self.slots.len()).next_power_of_two().max(8);
-        self.index.clear();
-        self.index.resize(size, NO_SLOT);
-        for slot in 0..self.slots.len() {
-            self.index_slot(slot);
-        }
-    }
-
-    /// Enters `slot` in the index, which has room (twice the slots).
-    fn index_slot(&mut self, slot: usize) {
-        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
-        else {
-            return;
-        };
-        let mut at = answer.hash as usize & mask;
-        while let Some(taken) = self.index.get_mut(at) {
-            if *taken == NO_SLOT {
-                // Fewer than u32::MAX slots (the setting's range).
-                *taken = slot as u32;
-                return;
-            }
-            at = (at + 1) & mask;
-        }
-    }
-
-    /// Takes `slot` out of the index (before its prefix changes): the
-    /// entries after it in its run move back where a probe from their
-    /// home still finds them. O(run).
-    fn unindex_slot(&mut self, slot: usize) {
-        let (Some(answer), Some(mask)) = (self.slots.get(slot), self.index.len().checked_sub(1))
-        else {
-            return;
-        };
-        let mut hole = answer.hash as usize & mask;
-        loop {
-            match self.index.get(hole) {
-                Some(&taken) if taken == slot as u32 => break,
-                Some(&taken) if taken != NO_SLOT => hole = (hole + 1) & mask,
-                _ => return,
-            }
-        }
-        let mut next = (hole + 1) & mask;
-        loop {
-            let Some(&moving) = self.index.get(next) else {
-                return;
-            };
-            if moving == NO_SLOT {
-                break;
-            }
-            let home = self
-                .slots
-                .get(moving as usize)
-                .map_or(next, |answer| answer.hash as usize & mask);
-            // The hole lies on the way from its home to where it is.
-            if next.wrapping_sub(home) & mask >= next.wrapping_sub(hole) & mask {
-                if let Some(place) = self.index.get_mut(hole) {
-                    *place = moving;
-                }
-                hole = next;
-            }
-            next = (next + 1) & mask;
-        }
-        if let Some(place) = self.index.get_mut(hole) {
-            *place = NO_SLOT;
-        }
-    }
-
-    /// A slot to replace: the first from the hand that is stale or was not
-    /// asked since the hand last passed (clearing the marks it passes).
-    /// `slots` is not empty.
-    fn victim(&mut self) -> usize {
-        let len = self.slots.len();
-        for _ in 0..=len {
-            let at = self.hand % len;
-            self.hand = (at + 1) % len;
-            if let Some(answer) = self.slots.get_mut(at) {
-                if answer.stale || !answer.used {
-                    return at;
-                }
-                answer.used = false;
-            }
-        }
-        self.hand
-    }
-
-    /// Bytes held, as the allocator rounds them.
-    fn memory(&self) -> usize {
-        block(size_of::<HintCache>())
-            + block(self.slots.capacity() * size_of::<Answer>())
-            + block(self.index.capacity() * size_of::<u32>())
-            + self
-                .slots
-                .iter()
-                .map(|answer| {
-                    block(answer.prefix.capacity())
-                        + block(answer.nodes.capacity() * size_of::<u32>())
-                        + block(answer.text.capacity())
-                        + block(answer.lens.capacity() * size_of::<u32>())
-                })
-                .sum::<usize>()
-    }
-
-    fn allocations(&self) -> usize {
-        1 + usize::from(self.slots.capacity() > 0)
-            + usize::from(self.index.capacity() > 0)
-            + self
-                .slots
-                .iter()
-                .map(|answer| {
-                    usize::from(answer.prefix.capacity() > 0)
-                        + usize::from(answer.nodes.capacity() > 0)
-                        + usize::from(answer.text.capacity() > 0)
-                        + usize::from(answer.lens.capacity() > 0)
-                })
-                .sum::<usize>()
-    }
-}
-
-/// A hint's entries, best first: content and weight.
-pub struct Hints<'a> {
-    tree: &'a Suggestions,
-    nodes: std::slice::Iter<'a, u32>,
-    /// The contents of the first nodes, as [`Answer::text`] and
-    /// [`Answer::lens`] (none for an answer not kept).
-    text: &'a [u8],
-    lens: &'a [u32],
-}
-
-impl<'a> Hints<'a> {
-    fn of_nodes(tree: &'a Suggestions, nodes: &'a [u32]) -> Self {
-        Hints {
-            tree,
-            nodes: nodes.iter(),
-            text: &[],
-            lens: &[],
-        }
-    }
-
-    /// The contents alone: first those copied in a kept answer, read
-    /// there, then the others, read in the tree.
-    pub fn contents(self) -> (Copied<'a>, impl Iterator<Item = &'a [u8]>) {
-        let Hints {
-            tree,
-            nodes,
-            text,
-            lens,
-        } = self;
-        let copied = lens.len().min(nodes.len());
-        let lens = lens.get(..copied).unwrap_or_default();
-        let rest = nodes.skip(copied).map(move |&at| &*tree.node(at).content);
-        (Copied { text, lens }, rest)
-    }
-}
-
-/// The contents a kept answer copied (see [`Answer::text`]), in order.
-pub struct Copied<'a> {
-    text: &'a [u8],
-    lens: &'a [u32],
-}
-
-impl<'a> Iterator for Copied<'a> {
-    type Item = &'a [u8];
-
-    #[inline]
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let (&len, lens) = self.lens.split_first()?;
-        let (content, text) = self.text.split_at_checked(len as usize)?;
-        self.lens = lens;
-        self.text = text;
-        Some(content)
-    }
-}
-
-impl<'a> Iterator for Hints<'a> {
-    type Item = (&'a [u8], f64);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let node = self.tree.node(*self.nodes.next()?);
-        Some((&node.content, node.weight))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.nodes.size_hint()
-    }
-}
-
-impl ExactSizeIterator for Hints<'_> {}
 
 impl Suggestions {
     /// Suggestions read back from storage, in any order (content order is
@@ -758,7 +289,7 @@ impl Suggestions {
     pub fn from_entries(
         entries: impl IntoIterator<Item = (Vec<u8>, f64, Option<i64>)>,
     ) -> Result<Self, &'static str> {
-        let mut nodes: Vec<Node> = Vec::new();
+        let mut nodes: Vec<Node<Suggestion>> = Vec::new();
         let mut sorted = true;
         for (content, weight, fade) in entries {
             if nodes.len() >= MAX_ENTRIES {
@@ -775,10 +306,10 @@ impl Suggestions {
                     Ordering::Greater => sorted = false,
                 }
             }
-            nodes.push(Node::leaf(Content::from_vec(content), weight, fade));
+            nodes.push(leaf(Content::from_vec(content), weight, fade));
         }
         if !sorted {
-            nodes.sort_unstable_by(|a, b| (*a.content).cmp(&b.content));
+            nodes.sort_unstable_by(|a, b| a.order(b));
             if nodes
                 .windows(2)
                 .any(|pair| *pair[0].content == *pair[1].content)
@@ -786,46 +317,21 @@ impl Suggestions {
                 return Err("repeated content");
             }
         }
-        let mut built = Suggestions::default();
-        let len = nodes.len();
-        built.content_bytes = nodes.iter().map(|node| node.content.block()).sum();
-        // At most MAX_ENTRIES, checked above.
-        built.content_blocks = nodes.iter().filter(|node| node.content.block() > 0).count() as u32;
-        built.chunks.reserve_exact(len.div_ceil(CHUNK));
-        let mut rest = nodes.into_iter();
-        while rest.len() > 0 {
-            let mut chunk = Vec::with_capacity(rest.len().min(CHUNK));
-            chunk.extend(rest.by_ref().take(CHUNK));
-            built.chunks.push(chunk);
-        }
-        // At most MAX_ENTRIES, checked above.
-        built.root = built.build(0, len as u32);
-        Ok(built)
-    }
-
-    /// Links the nodes at indices `lo..hi` (in content order) into a
-    /// balanced subtree and returns its root.
-    fn build(&mut self, lo: u32, hi: u32) -> u32 {
-        if lo >= hi {
-            return NIL;
-        }
-        let mid = lo + (hi - lo) / 2;
-        let left = self.build(lo, mid);
-        let right = self.build(mid + 1, hi);
-        let node = self.node_mut(mid);
-        node.left = left;
-        node.right = right;
-        self.update(mid);
-        mid
+        let content_bytes = nodes.iter().map(|node| node.content.block()).sum();
+        Ok(Suggestions {
+            entries: Tree::from_sorted(nodes).ok_or("too many entries")?,
+            content_bytes,
+            hints: Kept::default(),
+        })
     }
 
     /// Entries held.
     pub fn len(&self) -> usize {
-        self.size(self.root) as usize
+        self.entries.len() as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.root == NIL
+        self.entries.is_empty()
     }
 
     /// Adds `increment` to the weight of `content`, which is created at
@@ -860,22 +366,26 @@ impl Suggestions {
     /// Sets (`Some`) or clears (`None`) the fade time of `content`: `false`
     /// when it is absent. O(log M).
     pub fn set_fade(&mut self, content: &[u8], fade_at: Option<i64>) -> bool {
-        let mut path = Path::new();
-        let Some(at) = self.find(content, Some(&mut path)) else {
+        let found = self.entries.upsert(
+            |entry| content.cmp(&entry.content),
+            |node| {
+                match fade_at {
+                    Some(time) => {
+                        node.fade = time;
+                        node.flags |= FADES;
+                    }
+                    None => node.flags &= !FADES,
+                }
+                Ok(true)
+            },
+            || Err(()),
+        );
+        let Ok(Some((at, _))) = found else {
             return false;
         };
-        let node = self.node_mut(at);
-        match fade_at {
-            Some(time) => {
-                node.fade = time;
-                node.flags |= FADES;
-            }
-            None => node.flags &= !FADES,
-        }
-        self.update_upward(at, &path);
         // As a weight: a new fade time may bring back an entry a search
         // passed over as faded, above an answer's last entry.
-        let weight = self.node(at).weight;
+        let weight = self.entries.node(at).weight;
         self.written(content, at, Some(weight));
         true
     }
@@ -883,7 +393,7 @@ impl Suggestions {
     #[cfg(test)]
     /// The weight of `content`, if present. O(log M).
     pub fn weight(&self, content: &[u8]) -> Option<f64> {
-        self.find(content, None).map(|at| self.node(at).weight)
+        self.get(content).map(|(weight, _)| weight)
     }
 
     /// The fade time of `content`: `None` when it is absent or never fades.
@@ -894,290 +404,15 @@ impl Suggestions {
 
     /// The weight and fade time of `content`, if present. O(log M).
     pub fn get(&self, content: &[u8]) -> Option<(f64, Option<i64>)> {
-        self.find(content, None).map(|at| {
-            let node = self.node(at);
-            (node.weight, node.fade_at())
-        })
+        let at = self.entries.find(|entry| content.cmp(&entry.content))?;
+        let node = self.entries.node(at);
+        Some((node.weight, node.fade_at()))
     }
 
     /// Removes `content`: `false` when it was absent. O(log M).
     pub fn remove(&mut self, content: &[u8]) -> bool {
-        self.remove_target(Target::Content(content)).is_some()
-    }
-
-    /// The best `count` entries that start with `prefix` (all for an empty
-    /// one) and have not faded by the time `now()` reads (read only when an
-    /// answer depends on it): weight descending, then content descending
-    /// (`ZRANGE … REV`), handed to `reply`. Answers for up to
-    /// [`KEPT_MOST`] entries under prefixes of up to [`KEPT_PREFIX_BYTES`]
-    /// are kept, up to `keep` of them (0: none, and those kept are
-    /// dropped): asked again before a write that changes it, and before one
-    /// of its entries fades, an answer costs O(prefix length). Otherwise a
-    /// search, O((count + faded entries met) · log M) however many entries
-    /// start with `prefix`. Also says whether it searched.
-    // Inlined into the command, with its reply: a hot hint's code in few
-    // cache lines. Timed on Redis 7.0, a hint followed the instruction
-    // cache's misses (callgrind --cache-sim: 68 a call against ZRANGE's
-    // 12 before the hot path was packed, 43–48 after) as much as its
-    // instructions: 0.88× ZRANGE before, 0.90–0.92× after.
-    #[inline]
-    pub fn hint_with<R>(
-        &self,
-        prefix: &[u8],
-        count: usize,
-        now: impl Fn() -> i64,
-        keep: usize,
-        reply: impl FnOnce(Hints<'_>) -> R,
-    ) -> (R, bool) {
-        if keep == 0 {
-            // Those kept before go, with their memory.
-            self.hints.0.set(None);
-        }
-        if keep == 0 || count > KEPT_MOST || prefix.len() > KEPT_PREFIX_BYTES {
-            return (self.hint_searched(prefix, count, now(), reply), true);
-        }
-        if count == 0 || self.root == NIL {
-            return (reply(Hints::of_nodes(self, &[])), false);
-        }
-        let mut cache = self.hints.0.take().unwrap_or_default();
-        let (slot, searched) = self.answer(&mut cache, prefix, count, now, keep);
-        let hints = match cache.slots.get(slot) {
-            Some(answer) => Hints {
-                tree: self,
-                nodes: answer.nodes.get(..count).unwrap_or(&answer.nodes).iter(),
-                text: &answer.text,
-                lens: &answer.lens,
-            },
-            None => Hints::of_nodes(self, &[]),
-        };
-        let replied = reply(hints);
-        self.hints.0.set(Some(cache));
-        (replied, searched)
-    }
-
-    /// The slot of `cache` that holds the answer for `prefix`, good for
-    /// `count` entries at `now()`: kept, or searched into a new slot (at
-    /// most `keep`, replacing one if need be) or an old one; and whether
-    /// it searched.
-    fn answer(
-        &self,
-        cache: &mut HintCache,
-        prefix: &[u8],
-        count: usize,
-        now: impl Fn() -> i64,
-        keep: usize,
-    ) -> (usize, bool) {
-        if cache.slots.len() > keep {
-            cache.shrink(keep);
-        }
-        let hash = hash(prefix);
-        let slot = match cache.find(hash, prefix) {
-            Some(slot) => slot,
-            None => cache.take_slot(prefix, hash, keep),
-        };
-        let mut searched = false;
-        if let Some(answer) = cache.slots.get_mut(slot) {
-            answer.used = true;
-            let good = !answer.stale
-                && (count <= answer.nodes.len() || answer.nodes.len() < answer.asked)
-                && (answer.since == i64::MIN && answer.until == i64::MAX || {
-                    let now = now();
-                    answer.since <= now && now < answer.until
-                });
-            if !good {
-                self.refill(answer, count, now());
-                searched = true;
-            }
-        }
-        (slot, searched)
-    }
-
-    /// Searches `answer` again, for `count` entries at least, at `now`.
-    /// Out of the kept answers' way (`cold`), which stays a few cache lines
-    /// of code: a hot hint's time goes as much to the instruction cache as
-    /// to its instructions.
-    #[cold]
-    #[inline(never)]
-    fn refill(&self, answer: &mut Answer, count: usize, now: i64) {
-        answer.nodes.clear();
-        answer.asked = count.max(KEPT_LEAST);
-        let (until, passed_faded) =
-            self.search(&answer.prefix, answer.asked, now, &mut answer.nodes);
-        answer.until = until;
-        answer.since = if passed_faded { now } else { i64::MIN };
-        answer.stale = false;
-        self.copy_text(answer);
-    }
-
-    /// Copies into `answer.text` the contents of its first nodes, as many
-    /// as [`KEPT_TEXT_BYTES`] holds, in blocks of the size they need.
-    fn copy_text(&self, answer: &mut Answer) {
-        answer.text.clear();
-        answer.lens.clear();
-        let mut copied = 0;
-        let mut bytes = 0;
-        for &at in &answer.nodes {
-            let len = self.node(at).content.len();
-            if bytes + len > KEPT_TEXT_BYTES {
-                break;
-            }
-            bytes += len;
-            copied += 1;
-        }
-        answer.text.reserve_exact(bytes);
-        answer.lens.reserve_exact(copied);
-        for &at in answer.nodes.iter().take(copied) {
-            let content = &self.node(at).content;
-            answer.text.extend_from_slice(content);
-            // At most KEPT_TEXT_BYTES.
-            answer.lens.push(content.len() as u32);
-        }
-    }
-
-    /// Kept answers that a write to `content` (node `at`, now of `weight`;
-    /// `None`: removed, or its fade time changed) may have changed go
-    /// stale: among the answers of its prefixes, those holding it, and for
-    /// a weight, those holding every entry under their prefix or whose
-    /// last entry it now outranks. O(length) probes, and O(count) for each
-    /// answer found.
-    fn written(&self, content: &[u8], at: u32, weight: Option<f64>) {
-        let Some(mut cache) = self.hints.0.take() else {
-            return;
-        };
-        cache.prefixes_of(content, |answer| {
-            if answer.stale {
-                return;
-            }
-            let stays = !answer.nodes.contains(&at)
-                && match weight {
-                    None => true,
-                    Some(weight) => {
-                        answer.nodes.len() >= answer.asked
-                            && answer.nodes.last().is_some_and(|&last| {
-                                let last = self.node(last);
-                                weight < last.weight
-                                    || (weight == last.weight && content < &*last.content)
-                            })
-                    }
-                };
-            answer.stale = !stays;
-        });
-        self.hints.0.set(Some(cache));
-    }
-
-    /// The node that was at `from` is at `to` now (the arena's last node
-    /// filling a removed one's slot): the answers holding it say so.
-    fn moved(&self, from: u32, to: u32) {
-        let Some(mut cache) = self.hints.0.take() else {
-            return;
-        };
-        cache.prefixes_of(&self.node(to).content, |answer| {
-            if let Some(node) = answer.nodes.iter_mut().find(|node| **node == from) {
-                *node = to;
-            }
-        });
-        self.hints.0.set(Some(cache));
-    }
-
-    /// A hint searched, not kept.
-    #[cold]
-    #[inline(never)]
-    fn hint_searched<R>(
-        &self,
-        prefix: &[u8],
-        count: usize,
-        now: i64,
-        reply: impl FnOnce(Hints<'_>) -> R,
-    ) -> R {
-        let mut nodes = Vec::new();
-        self.search(prefix, count, now, &mut nodes);
-        reply(Hints::of_nodes(self, &nodes))
-    }
-
-    #[cfg(test)]
-    /// A hint's entries, searched (see [`Suggestions::hint_with`]).
-    pub fn hint(&self, prefix: &[u8], count: usize, now: i64) -> Vec<(&[u8], f64)> {
-        let mut nodes = Vec::new();
-        self.search(prefix, count, now, &mut nodes);
-        nodes
-            .iter()
-            .map(|&at| {
-                let node = self.node(at);
-                (&*node.content, node.weight)
-            })
-            .collect()
-    }
-
-    /// Puts in `found` the nodes of the best `count` entries that start
-    /// with `prefix` and have not faded by `now` (see
-    /// [`Suggestions::hint_with`]), and returns the earliest fade time among
-    /// them (`i64::MAX` if none fades) and whether a faded entry was passed
-    /// over. O((count + faded entries met) · log M), however many entries
-    /// start with `prefix`.
-    fn search(&self, prefix: &[u8], count: usize, now: i64, found: &mut Vec<u32>) -> (i64, bool) {
-        let mut until = i64::MAX;
-        let mut passed_faded = false;
-        if count == 0 || self.root == NIL {
-            return (until, passed_faded);
-        }
-        found.reserve_exact(count.min(self.len()));
-        // The entries under the prefix as O(log M) pieces, then the best
-        // piece split again and again until `count` entries have come out
-        // (each split pushes about two pieces a level).
-        let height = usize::from(self.height(self.root));
-        let mut heap = BinaryHeap::with_capacity(4 * height + 8);
-        self.pieces_under(prefix, &mut heap);
-        while let Some(piece) = heap.pop() {
-            let at = if piece.whole {
-                self.split(piece, &mut heap)
-            } else {
-                piece.node
-            };
-            let node = self.node(at);
-            if !node.faded(now) {
-                if let Some(fade) = node.fade_at() {
-                    // An answer with `until` at i64::MAX needs no clock (see
-                    // `answer`): a fade at the end of time ends it just before.
-                    until = until.min(fade.min(i64::MAX - 1));
-                }
-                found.push(at);
-                if found.len() >= count {
-                    break;
-                }
-            } else {
-                passed_faded = true;
-            }
-        }
-        (until, passed_faded)
-    }
-
-    #[cfg(test)]
-    /// The number of entries that start with `prefix`, faded or not.
-    /// O(log M).
-    pub fn count(&self, prefix: &[u8]) -> usize {
-        // The entries before the prefix's range, and before or in it.
-        let (mut below, mut through) = (0, 0);
-        let mut at = self.root;
-        while at != NIL {
-            let node = self.node(at);
-            if *node.content < *prefix {
-                below += self.size(node.left) as usize + 1;
-                at = node.right;
-            } else {
-                at = node.left;
-            }
-        }
-        at = self.root;
-        while at != NIL {
-            let node = self.node(at);
-            if against_prefix(&node.content, prefix) == Ordering::Greater {
-                at = node.left;
-            } else {
-                through += self.size(node.left) as usize + 1;
-                at = node.right;
-            }
-        }
-        through.saturating_sub(below)
+        self.remove_where(|_, node| content.cmp(&node.content))
+            .is_some()
     }
 
     /// Removes up to `limit` entries whose fade time is at or before `now`,
@@ -1190,11 +425,19 @@ impl Suggestions {
                 Some(first) if first <= now => {}
                 _ => break,
             }
-            let Some(rank) = self.first_fading_rank() else {
+            let Some(mut rank) = self.first_fading_rank() else {
                 break;
             };
-            match self.remove_target(Target::Rank(rank)) {
-                Some(node) => faded.push(node.content.into_vec()),
+            let removed = self.remove_where(|tree, node| {
+                let below = tree.size(node.left());
+                let order = rank.cmp(&below);
+                if order.is_gt() {
+                    rank -= below + 1;
+                }
+                order
+            });
+            match removed {
+                Some(node) => faded.push(node.item.content.into_vec()),
                 None => break,
             }
         }
@@ -1207,19 +450,19 @@ impl Suggestions {
     pub fn due(&self, now: i64) -> usize {
         let mut count = 0;
         let mut stack = Vec::new();
-        if self.root != NIL {
-            stack.push(self.root);
+        if !self.entries.is_empty() {
+            stack.push(self.entries.root());
         }
         while let Some(at) = stack.pop() {
-            let node = self.node(at);
+            let node = self.entries.node(at);
             if node.flags & ANY_FADES == 0 || node.first_fade > now {
                 continue;
             }
-            if node.flags & FADES != 0 && node.fade <= now {
+            if node.faded(now) {
                 count += 1;
             }
             stack.extend(
-                [node.left, node.right]
+                [node.left(), node.right()]
                     .into_iter()
                     .filter(|&child| child != NIL),
             );
@@ -1229,21 +472,18 @@ impl Suggestions {
 
     /// The earliest fade time of any entry. O(1).
     pub fn next_fade(&self) -> Option<i64> {
-        if self.root == NIL {
+        if self.entries.is_empty() {
             return None;
         }
-        let root = self.node(self.root);
+        let root = self.entries.node(self.entries.root());
         (root.flags & ANY_FADES != 0).then_some(root.first_fade)
     }
 
     /// Every entry in content order, for persistence and digests.
-    pub fn iter(&self) -> Iter<'_> {
-        let mut iter = Iter {
-            tree: self,
-            stack: Vec::with_capacity(self.height(self.root) as usize),
-        };
-        iter.descend(self.root);
-        iter
+    pub fn iter(&self) -> impl Iterator<Item = Entry<'_>> + Clone + '_ {
+        self.entries
+            .iter()
+            .map(|node| (&*node.content, node.weight, node.fade_at()))
     }
 
     /// Bytes held, for `MEMORY USAGE`: every block allocated, as the
@@ -1251,229 +491,17 @@ impl Suggestions {
     /// chunks and the list of them, each content not inside its node, and
     /// the kept hints. O(M / CHUNK + answers kept).
     pub fn memory(&self) -> usize {
-        let chunks: usize = self
-            .chunks
-            .iter()
-            .map(|chunk| block(chunk.capacity() * size_of::<Node>()))
-            .sum();
-        let kept = self.hints.with(HintCache::memory).unwrap_or(0);
         block(size_of::<Self>())
-            + block(self.chunks.capacity() * size_of::<Vec<Node>>())
-            + chunks
+            + self.entries.memory(block)
             + self.content_bytes
-            + kept
+            + self.hints.memory()
     }
 
     /// Allocations owned, for the server's lazy-free decision: the chunks,
     /// the list of them, the contents not inside their nodes, the kept
     /// hints'.
     pub fn allocations(&self) -> usize {
-        let kept = self.hints.with(HintCache::allocations).unwrap_or(0);
-        1 + self.chunks.len() + self.content_blocks as usize + kept
-    }
-
-    // The arena.
-
-    /// Node `at`, an index the tree maintains (below the arena's length).
-    fn node(&self, at: u32) -> &Node {
-        let at = at as usize;
-        &self.chunks[at / CHUNK][at % CHUNK]
-    }
-
-    fn node_mut(&mut self, at: u32) -> &mut Node {
-        let at = at as usize;
-        &mut self.chunks[at / CHUNK][at % CHUNK]
-    }
-
-    fn arena_len(&self) -> usize {
-        self.chunks.len().saturating_sub(1) * CHUNK + self.chunks.last().map_or(0, Vec::len)
-    }
-
-    /// Adds `node` at the end of the arena and returns its index: a first
-    /// chunk grows by doubling up to `CHUNK`, later ones are taken whole.
-    fn push_node(&mut self, node: Node) -> Result<u32, WriteError> {
-        let at = self.arena_len();
-        if at >= MAX_ENTRIES {
-            return Err(WriteError::Full);
-        }
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => {
-                if chunk.len() == chunk.capacity() {
-                    let want = (chunk.capacity() * 2).clamp(4, CHUNK);
-                    chunk.reserve_exact(want - chunk.len());
-                }
-                chunk.push(node);
-            }
-            _ => {
-                let mut chunk = Vec::with_capacity(if self.chunks.is_empty() { 4 } else { CHUNK });
-                chunk.push(node);
-                self.chunks.push(chunk);
-            }
-        }
-        Ok(at as u32)
-    }
-
-    /// Takes the arena's last node out, giving memory back as the arena
-    /// shrinks.
-    fn pop_node(&mut self) -> Option<Node> {
-        let chunk = self.chunks.last_mut()?;
-        let node = chunk.pop();
-        if chunk.is_empty() {
-            self.chunks.pop();
-            if self.chunks.is_empty() || self.chunks.capacity() > 4 * self.chunks.len() {
-                self.chunks.shrink_to(2 * self.chunks.len());
-            }
-        } else if chunk.capacity() >= 4 * chunk.len() && chunk.capacity() > 4 {
-            chunk.shrink_to(2 * chunk.len());
-        }
-        node
-    }
-
-    // The tree.
-
-    fn size(&self, at: u32) -> u32 {
-        if at == NIL {
-            0
-        } else {
-            self.node(at).size
-        }
-    }
-
-    fn height(&self, at: u32) -> u8 {
-        if at == NIL {
-            0
-        } else {
-            self.node(at).height
-        }
-    }
-
-    /// The node holding `content`, recording the descent in `path`.
-    fn find(&self, content: &[u8], mut path: Option<&mut Path>) -> Option<u32> {
-        let mut at = self.root;
-        while at != NIL {
-            let node = self.node(at);
-            let left = match content.cmp(&node.content) {
-                Ordering::Equal => return Some(at),
-                Ordering::Less => true,
-                Ordering::Greater => false,
-            };
-            if let Some(path) = path.as_deref_mut() {
-                if !path.push(at, left) {
-                    return None;
-                }
-            }
-            at = if left { node.left } else { node.right };
-        }
-        None
-    }
-
-    /// Recomputes the figures of the nodes of `path` (whose shape did not
-    /// change) upward, once node `at` below them changed: up to the first
-    /// whose figures stay as they were, as then are all above it.
-    fn update_upward(&mut self, at: u32, path: &Path) {
-        if !self.update(at) {
-            return;
-        }
-        for (above, _) in path.upward() {
-            if !self.update(above) {
-                return;
-            }
-        }
-    }
-
-    /// Recomputes the figures of node `at` from its children: `false` when
-    /// the best weight and earliest fade time (which its parent reads)
-    /// stay as they were.
-    fn update(&mut self, at: u32) -> bool {
-        let node = self.node(at);
-        let (left, right) = (node.left, node.right);
-        let mut size = 1;
-        let mut height = 0;
-        let (mut best, mut best_in) = (node.weight, BEST_SELF);
-        let mut any = node.flags & FADES != 0;
-        let (mut first, mut first_in) = (node.fade, FIRST_SELF);
-        if left != NIL {
-            let child = self.node(left);
-            size += child.size;
-            height = child.height;
-            // Ties go right: the node beats its left subtree.
-            if child.best.total_cmp(&best).is_gt() {
-                (best, best_in) = (child.best, BEST_LEFT);
-            }
-            // Ties go left.
-            if child.flags & ANY_FADES != 0 && (!any || child.first_fade <= first) {
-                (any, first, first_in) = (true, child.first_fade, FIRST_LEFT);
-            }
-        }
-        if right != NIL {
-            let child = self.node(right);
-            size += child.size;
-            height = height.max(child.height);
-            if child.best.total_cmp(&best).is_ge() {
-                (best, best_in) = (child.best, BEST_RIGHT);
-            }
-            if child.flags & ANY_FADES != 0 && (!any || child.first_fade < first) {
-                (any, first, first_in) = (true, child.first_fade, FIRST_RIGHT);
-            }
-        }
-        let node = self.node_mut(at);
-        let any = if any { ANY_FADES } else { 0 };
-        let flags = (node.flags & FADES) | any | best_in | first_in;
-        let same = node.best.to_bits() == best.to_bits()
-            && node.flags & ANY_FADES == any
-            && (any == 0 || node.first_fade == first);
-        node.size = size;
-        node.height = height + 1;
-        node.best = best;
-        node.first_fade = first;
-        node.flags = flags;
-        !same
-    }
-
-    fn rotate_right(&mut self, at: u32) -> u32 {
-        let up = self.node(at).left;
-        let moved = self.node(up).right;
-        self.node_mut(at).left = moved;
-        self.node_mut(up).right = at;
-        self.update(at);
-        self.update(up);
-        up
-    }
-
-    fn rotate_left(&mut self, at: u32) -> u32 {
-        let up = self.node(at).right;
-        let moved = self.node(up).left;
-        self.node_mut(at).right = moved;
-        self.node_mut(up).left = at;
-        self.update(at);
-        self.update(up);
-        up
-    }
-
-    /// Restores the AVL balance at `at` (its subtrees balanced, heights
-    /// differing by at most 2) and its figures; returns the subtree's root.
-    fn balance(&mut self, at: u32) -> u32 {
-        let node = self.node(at);
-        let (left, right) = (node.left, node.right);
-        let (hl, hr) = (self.height(left), self.height(right));
-        if hl > hr + 1 {
-            let child = self.node(left);
-            if self.height(child.left) < self.height(child.right) {
-                let up = self.rotate_left(left);
-                self.node_mut(at).left = up;
-            }
-            self.rotate_right(at)
-        } else if hr > hl + 1 {
-            let child = self.node(right);
-            if self.height(child.right) < self.height(child.left) {
-                let up = self.rotate_right(right);
-                self.node_mut(at).right = up;
-            }
-            self.rotate_left(at)
-        } else {
-            self.update(at);
-            at
-        }
+        self.entries.allocations() + self.hints.allocations()
     }
 
     /// Sets the weight of `content` to `weigh(old weight)` (creating it when
@@ -1482,314 +510,72 @@ impl Suggestions {
         &mut self,
         content: &[u8],
         fade: Option<i64>,
-        weigh: impl FnOnce(Option<f64>) -> Result<f64, WriteError>,
+        weigh: impl Fn(Option<f64>) -> Result<f64, WriteError>,
     ) -> Result<f64, WriteError> {
         if content.is_empty() {
             return Err(WriteError::EmptyContent);
         }
-        let mut path = Path::new();
-        let mut at = self.root;
-        while at != NIL {
-            let node = self.node(at);
-            let left = match content.cmp(&node.content) {
-                Ordering::Equal => {
-                    let weight = weigh(Some(node.weight))?;
-                    let node = self.node_mut(at);
-                    node.weight = weight;
-                    if let Some(time) = fade {
-                        node.fade = time;
-                        node.flags |= FADES;
-                    }
-                    self.update_upward(at, &path);
-                    self.written(content, at, Some(weight));
-                    return Ok(weight);
+        // What the write leaves, and the block of a new content.
+        let (weight, outside) = (Cell::new(0.0), Cell::new(0));
+        let done = self.entries.upsert(
+            |entry| content.cmp(&entry.content),
+            |node| {
+                node.weight = weigh(Some(node.weight))?;
+                weight.set(node.weight);
+                if let Some(time) = fade {
+                    node.fade = time;
+                    node.flags |= FADES;
                 }
-                Ordering::Less => true,
-                Ordering::Greater => false,
-            };
-            if !path.push(at, left) {
-                return Err(WriteError::Full);
-            }
-            at = if left { node.left } else { node.right };
-        }
-        let weight = weigh(None)?;
-        let added = Content::new(content);
-        let outside = added.block();
-        let mut below = self.push_node(Node::leaf(added, weight, fade))?;
-        self.written(content, below, Some(weight));
-        self.content_bytes += outside;
-        self.content_blocks += u32::from(outside > 0);
-        for (above, left) in path.upward() {
-            let node = self.node_mut(above);
-            if left {
-                node.left = below;
-            } else {
-                node.right = below;
-            }
-            below = self.balance(above);
-        }
-        self.root = below;
-        Ok(weight)
-    }
-
-    /// Removes the entry `target` names and returns its node.
-    fn remove_target(&mut self, target: Target) -> Option<Node> {
-        let (root, gone) = self.delete(self.root, target)?;
-        self.root = root;
-        let last = u32::try_from(self.arena_len().checked_sub(1)?).ok()?;
-        let node = self.release(gone)?;
-        self.written(&node.content, gone, None);
-        if gone != last {
-            self.moved(last, gone);
-        }
-        let outside = node.content.block();
-        self.content_bytes = self.content_bytes.saturating_sub(outside);
-        self.content_blocks = self.content_blocks.saturating_sub(u32::from(outside > 0));
-        Some(node)
-    }
-
-    /// Unlinks the node `target` names from the subtree `at`: the subtree's
-    /// new root and the unlinked node's index.
-    fn delete(&mut self, at: u32, target: Target) -> Option<(u32, u32)> {
-        if at == NIL {
-            return None;
-        }
-        let node = self.node(at);
-        let (left, right) = (node.left, node.right);
-        let (order, right_target) = match target {
-            Target::Content(content) => (content.cmp(&node.content), target),
-            Target::Rank(rank) => {
-                let below = self.size(left);
-                let next = Target::Rank(rank.wrapping_sub(below + 1));
-                (rank.cmp(&below), next)
-            }
-        };
-        match order {
-            Ordering::Less => {
-                let (below, gone) = self.delete(left, target)?;
-                self.node_mut(at).left = below;
-                Some((self.balance(at), gone))
-            }
-            Ordering::Greater => {
-                let (below, gone) = self.delete(right, right_target)?;
-                self.node_mut(at).right = below;
-                Some((self.balance(at), gone))
-            }
-            Ordering::Equal if left == NIL => Some((right, at)),
-            Ordering::Equal if right == NIL => Some((left, at)),
-            Ordering::Equal => {
-                // The successor takes the node's place.
-                let (rest, next) = self.remove_first(right);
-                let node = self.node_mut(next);
-                node.left = left;
-                node.right = rest;
-                Some((self.balance(next), at))
-            }
-        }
-    }
-
-    /// Unlinks the first node of the non-empty subtree `at`: the subtree's
-    /// new root and the unlinked node.
-    fn remove_first(&mut self, at: u32) -> (u32, u32) {
-        let node = self.node(at);
-        if node.left == NIL {
-            return (node.right, at);
-        }
-        let (rest, first) = self.remove_first(node.left);
-        self.node_mut(at).left = rest;
-        (self.balance(at), first)
-    }
-
-    /// Frees the arena slot of the unlinked node `gone`, moving the last
-    /// node into it, and returns the unlinked node.
-    fn release(&mut self, gone: u32) -> Option<Node> {
-        let last = u32::try_from(self.arena_len().checked_sub(1)?).ok()?;
-        if gone == last {
-            return self.pop_node();
-        }
-        // Whatever links to the last node links to its new slot instead.
-        let key = &self.node(last).content;
-        let mut parent = NIL;
-        let mut at = self.root;
-        while at != last {
-            if at == NIL {
-                // Not in the tree: never, the last node is linked.
-                return None;
-            }
-            parent = at;
-            let node = self.node(at);
-            at = if **key < *node.content {
-                node.left
-            } else {
-                node.right
-            };
-        }
-        if parent == NIL {
-            self.root = gone;
-        } else {
-            let node = self.node_mut(parent);
-            if node.left == last {
-                node.left = gone;
-            } else {
-                node.right = gone;
-            }
-        }
-        let moved = self.pop_node()?;
-        Some(std::mem::replace(self.node_mut(gone), moved))
-    }
-
-    // Searches.
-
-    /// Pushes the entries that start with `prefix` as pieces: the highest
-    /// node among them, then down each side of it the nodes and whole
-    /// subtrees in the range. One descent, O(log M) pieces.
-    fn pieces_under(&self, prefix: &[u8], heap: &mut BinaryHeap<Piece>) {
-        if prefix.is_empty() {
-            self.push_whole(heap, self.root, 0);
-            return;
-        }
-        let (mut at, mut base) = (self.root, 0);
-        let top = loop {
-            if at == NIL {
-                return;
-            }
-            let node = self.node(at);
-            match against_prefix(&node.content, prefix) {
-                Ordering::Less => {
-                    base += self.size(node.left) + 1;
-                    at = node.right;
-                }
-                Ordering::Greater => at = node.left,
-                Ordering::Equal => break node,
-            }
-        };
-        let rank = base + self.size(top.left);
-        push(
-            heap,
-            Piece {
-                weight: top.weight,
-                rank,
-                node: at,
-                whole: false,
+                Ok(true)
             },
-        );
-        // Left of it, each node is in the range or below it.
-        let (mut at, mut base) = (top.left, base);
-        while at != NIL {
-            let node = self.node(at);
-            let rank = base + self.size(node.left);
-            if node.content.starts_with(prefix) {
-                self.push_whole(heap, node.right, rank + 1);
-                push(
-                    heap,
-                    Piece {
-                        weight: node.weight,
-                        rank,
-                        node: at,
-                        whole: false,
-                    },
-                );
-                at = node.left;
-            } else {
-                base = rank + 1;
-                at = node.right;
-            }
-        }
-        // Right of it, in the range or above it.
-        let (mut at, mut base) = (top.right, rank + 1);
-        while at != NIL {
-            let node = self.node(at);
-            let rank = base + self.size(node.left);
-            if node.content.starts_with(prefix) {
-                self.push_whole(heap, node.left, base);
-                push(
-                    heap,
-                    Piece {
-                        weight: node.weight,
-                        rank,
-                        node: at,
-                        whole: false,
-                    },
-                );
-                base = rank + 1;
-                at = node.right;
-            } else {
-                at = node.left;
-            }
-        }
+            || {
+                weight.set(weigh(None)?);
+                let added = Content::new(content);
+                outside.set(added.block());
+                Ok(leaf(added, weight.get(), fade))
+            },
+        )?;
+        // `None`: the key holds MAX_ENTRIES already.
+        let (at, _) = done.ok_or(WriteError::Full)?;
+        self.content_bytes += outside.get();
+        self.written(content, at, Some(weight.get()));
+        Ok(weight.get())
     }
 
-    /// Pushes the subtree `at`, whose first rank is `base`, as one piece.
-    fn push_whole(&self, heap: &mut BinaryHeap<Piece>, at: u32, base: u32) {
-        if at != NIL {
-            let node = self.node(at);
-            push(
-                heap,
-                Piece {
-                    weight: node.best,
-                    rank: base,
-                    node: at,
-                    whole: node.size > 1,
-                },
-            );
+    /// Removes the entry `seek` leads to (see [`Tree::remove`]) and returns
+    /// its node; the kept answers follow.
+    fn remove_where(
+        &mut self,
+        seek: impl FnMut(&Tree<Suggestion>, &Node<Suggestion>) -> Ordering,
+    ) -> Option<Node<Suggestion>> {
+        let removed = self.entries.remove(seek)?;
+        self.written(&removed.node.content, removed.at, None);
+        if let Some(from) = removed.moved {
+            self.moved(from, removed.at);
         }
-    }
-
-    /// Splits the whole subtree `piece` around its best entry: follows
-    /// where each node says the best is, pushing each node passed and the
-    /// subtree not taken, then the best's own subtrees; returns the best.
-    /// The best is the greatest content of its weight in the subtree, so
-    /// whatever is pushed comes after it.
-    fn split(&self, piece: Piece, heap: &mut BinaryHeap<Piece>) -> u32 {
-        let (mut at, mut base) = (piece.node, piece.rank);
-        loop {
-            let node = self.node(at);
-            let rank = base + self.size(node.left);
-            let here = Piece {
-                weight: node.weight,
-                rank,
-                node: at,
-                whole: false,
-            };
-            match node.flags & BEST_MASK {
-                BEST_LEFT if node.left != NIL => {
-                    push(heap, here);
-                    self.push_whole(heap, node.right, rank + 1);
-                    at = node.left;
-                }
-                BEST_RIGHT if node.right != NIL => {
-                    self.push_whole(heap, node.left, base);
-                    push(heap, here);
-                    base = rank + 1;
-                    at = node.right;
-                }
-                _ => {
-                    self.push_whole(heap, node.left, base);
-                    self.push_whole(heap, node.right, rank + 1);
-                    return at;
-                }
-            }
-        }
+        let outside = removed.node.content.block();
+        self.content_bytes = self.content_bytes.saturating_sub(outside);
+        Some(removed.node)
     }
 
     /// The rank of the entry with the earliest fade time (the first in
     /// content order among equal times).
     fn first_fading_rank(&self) -> Option<u32> {
-        let (mut at, mut base) = (self.root, 0);
+        let (mut at, mut base) = (self.entries.root(), 0);
         loop {
             if at == NIL {
                 return None;
             }
-            let node = self.node(at);
+            let node = self.entries.node(at);
             if node.flags & ANY_FADES == 0 {
                 return None;
             }
-            let rank = base + self.size(node.left);
+            let rank = base + self.entries.size(node.left());
             match node.flags & FIRST_MASK {
-                FIRST_LEFT => at = node.left,
+                FIRST_LEFT => at = node.left(),
                 FIRST_RIGHT => {
                     base = rank + 1;
-                    at = node.right;
+                    at = node.right();
                 }
                 _ => return Some(rank),
             }
@@ -1797,107 +583,62 @@ impl Suggestions {
     }
 }
 
-/// The entries in content order (see [`Suggestions::iter`]).
-#[derive(Clone)]
-pub struct Iter<'a> {
-    tree: &'a Suggestions,
-    /// The nodes still to yield whose left subtrees are done, deepest last.
-    stack: Vec<u32>,
-}
-
-impl Iter<'_> {
-    fn descend(&mut self, mut at: u32) {
-        while at != NIL {
-            self.stack.push(at);
-            at = self.tree.node(at).left;
-        }
-    }
-}
-
-impl<'a> Iterator for Iter<'a> {
-    type Item = Entry<'a>;
-
-    fn next(&mut self) -> Option<Entry<'a>> {
-        let at = self.stack.pop()?;
-        let tree: &'a Suggestions = self.tree;
-        let node = tree.node(at);
-        self.descend(node.right);
-        Some((&node.content, node.weight, node.fade_at()))
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
     /// A fixed-seed xorshift: the same operations on every run.
-    struct Rng(u64);
+    pub(crate) struct Rng(pub(crate) u64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
 
-        fn below(&mut self, n: u64) -> u64 {
+        pub(crate) fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
     }
 
     impl Suggestions {
-        /// Checks every invariant by a walk of the whole tree: order,
-        /// balance, every figure of every node, the arena holding exactly
-        /// the linked nodes, the contents' bytes.
-        fn check(&self) {
-            let mut seen = vec![false; self.arena_len()];
-            let mut last: Option<&[u8]> = None;
-            self.check_at(self.root, &mut seen, &mut last);
-            assert!(seen.iter().all(|&s| s), "a slot not in the tree");
-            assert_eq!(self.len(), self.arena_len());
+        /// Checks every invariant: the tree's (order, balance, every
+        /// figure of every node, the arena holding exactly the linked
+        /// nodes), each figure against its meaning, the entries' weights,
+        /// the contents' bytes.
+        pub(crate) fn check(&self) {
+            self.entries.check();
+            self.check_at(self.entries.root());
             let outside = self.iter().filter(|(c, _, _)| c.len() > INLINE);
             let bytes: usize = outside.clone().map(|(c, _, _)| block(c.len())).sum();
             assert_eq!(self.content_bytes, bytes);
-            assert_eq!(self.content_blocks as usize, outside.count());
-            for (index, chunk) in self.chunks.iter().enumerate() {
-                assert!(chunk.len() <= CHUNK && !chunk.is_empty());
-                if index + 1 < self.chunks.len() {
-                    assert_eq!(chunk.len(), CHUNK);
-                }
-            }
+            assert_eq!(
+                self.entries.allocations(),
+                1 + self.entries.chunks() + outside.count()
+            );
         }
 
-        fn check_at<'a>(&'a self, at: u32, seen: &mut [bool], last: &mut Option<&'a [u8]>) {
+        fn check_at(&self, at: u32) {
             if at == NIL {
                 return;
             }
-            assert!(
-                !std::mem::replace(&mut seen[at as usize], true),
-                "node twice"
-            );
-            let node = self.node(at);
-            self.check_at(node.left, seen, last);
+            let node = self.entries.node(at);
+            let (left, right) = (node.left(), node.right());
+            self.check_at(left);
+            self.check_at(right);
             assert!(!node.content.is_empty());
-            if let Some(before) = *last {
-                assert!(before < &*node.content, "out of order");
-            }
-            *last = Some(&node.content);
             assert!(!node.weight.is_nan());
             assert!(node.weight != 0.0 || node.weight.is_sign_positive(), "-0.0");
-            self.check_at(node.right, seen, last);
-            let (hl, hr) = (self.height(node.left), self.height(node.right));
-            assert!(hl.abs_diff(hr) <= 1, "unbalanced");
-            assert_eq!(node.height, hl.max(hr) + 1);
-            assert_eq!(node.size, self.size(node.left) + self.size(node.right) + 1);
             // The best: the heaviest, the greatest content among equals.
             let mut candidates = vec![(node.weight, 1u8)];
-            if node.left != NIL {
-                candidates.push((self.node(node.left).best, 0));
+            if left != NIL {
+                candidates.push((self.entries.node(left).best, 0));
             }
-            if node.right != NIL {
-                candidates.push((self.node(node.right).best, 2));
+            if right != NIL {
+                candidates.push((self.entries.node(right).best, 2));
             }
             let &(best, side) = candidates
                 .iter()
@@ -1908,14 +649,14 @@ mod tests {
             assert_eq!(node.flags & BEST_MASK, expected);
             // The earliest fade: the smallest content among equals.
             let mut fades = Vec::new();
-            if node.left != NIL && self.node(node.left).flags & ANY_FADES != 0 {
-                fades.push((self.node(node.left).first_fade, 0u8));
+            if left != NIL && self.entries.node(left).flags & ANY_FADES != 0 {
+                fades.push((self.entries.node(left).first_fade, 0u8));
             }
             if let Some(at) = node.fade_at() {
                 fades.push((at, 1));
             }
-            if node.right != NIL && self.node(node.right).flags & ANY_FADES != 0 {
-                fades.push((self.node(node.right).first_fade, 2));
+            if right != NIL && self.entries.node(right).flags & ANY_FADES != 0 {
+                fades.push((self.entries.node(right).first_fade, 2));
             }
             match fades.iter().min() {
                 None => assert_eq!(node.flags & ANY_FADES, 0),
@@ -1929,14 +670,18 @@ mod tests {
         }
     }
 
-    fn hints<'a>(tree: &'a Suggestions, prefix: &str, count: usize) -> Vec<(&'a str, f64)> {
+    pub(crate) fn hints<'a>(
+        tree: &'a Suggestions,
+        prefix: &str,
+        count: usize,
+    ) -> Vec<(&'a str, f64)> {
         tree.hint(prefix.as_bytes(), count, 0)
             .into_iter()
             .map(|(c, w)| (std::str::from_utf8(c).unwrap(), w))
             .collect()
     }
 
-    fn of(entries: &[(&str, f64)]) -> Suggestions {
+    pub(crate) fn of(entries: &[(&str, f64)]) -> Suggestions {
         let mut tree = Suggestions::default();
         for &(content, weight) in entries {
             tree.set(content.as_bytes(), weight, None).unwrap();
@@ -1975,61 +720,6 @@ mod tests {
         assert_eq!(tree.feed(b"", 1.0, None), Err(WriteError::EmptyContent));
         assert_eq!(tree.set(b"", 1.0, None), Err(WriteError::EmptyContent));
         tree.check();
-    }
-
-    #[test]
-    fn hints_are_by_weight_then_content_descending() {
-        let tree = of(&[
-            ("apple", 3.0),
-            ("apply", 5.0),
-            ("app", 3.0),
-            ("apricot", 3.0),
-            ("banana", 9.0),
-            ("ap", 1.0),
-        ]);
-        assert_eq!(
-            hints(&tree, "ap", 10),
-            [
-                ("apply", 5.0),
-                ("apricot", 3.0),
-                ("apple", 3.0),
-                ("app", 3.0),
-                ("ap", 1.0)
-            ]
-        );
-        // The prefix itself is an entry, and is hinted.
-        assert_eq!(
-            hints(&tree, "app", 10),
-            [("apply", 5.0), ("apple", 3.0), ("app", 3.0)]
-        );
-        assert_eq!(hints(&tree, "apple", 10), [("apple", 3.0)]);
-        assert_eq!(hints(&tree, "ap", 2), [("apply", 5.0), ("apricot", 3.0)]);
-        assert_eq!(hints(&tree, "", 2), [("banana", 9.0), ("apply", 5.0)]);
-        assert_eq!(hints(&tree, "", 100).len(), 6);
-        assert!(hints(&tree, "ap", 0).is_empty());
-        for none in ["c", "applz", "applesauce", "b2", "0", "\u{ffff}"] {
-            assert!(hints(&tree, none, 10).is_empty(), "{none}");
-        }
-    }
-
-    #[test]
-    fn hints_match_by_characters() {
-        let tree = of(&[
-            ("自动补全", 2.0),
-            ("自动化", 5.0),
-            ("自然", 7.0),
-            ("数据库", 1.0),
-        ]);
-        assert_eq!(
-            hints(&tree, "自", 10),
-            [("自然", 7.0), ("自动化", 5.0), ("自动补全", 2.0)]
-        );
-        assert_eq!(
-            hints(&tree, "自动", 10),
-            [("自动化", 5.0), ("自动补全", 2.0)]
-        );
-        assert_eq!(hints(&tree, "数", 10), [("数据库", 1.0)]);
-        assert!(hints(&tree, "库", 10).is_empty());
     }
 
     #[test]
@@ -2092,72 +782,6 @@ mod tests {
         tree.check();
     }
 
-    /// A hint's cost is the pieces it pushes: about two a level for each
-    /// entry it gives, whether 10 entries start with the prefix or 100,000.
-    #[test]
-    fn a_hint_costs_log_m_an_entry_however_many_match() {
-        let mut rng = Rng(99);
-        let mut tree = Suggestions::default();
-        for n in 0..100_000 {
-            let w = rng.below(1000) as f64;
-            tree.set(format!("w{n:06}").as_bytes(), w, None).unwrap();
-        }
-        for n in 0..10 {
-            tree.set(format!("x{n}").as_bytes(), n as f64, None)
-                .unwrap();
-        }
-        let height = u64::from(tree.height(tree.root));
-        assert!(height <= 21, "{height}");
-        let pushes = |prefix: &[u8], count: usize| {
-            PUSHES.with(|pushes| pushes.set(0));
-            assert_eq!(tree.hint(prefix, count, 0).len(), count);
-            assert_eq!(tree.count(prefix).min(count), count);
-            PUSHES.with(|pushes| pushes.get())
-        };
-        for count in [1, 10, 100] {
-            // The range: a node and up to two pieces a level down each
-            // side; then each entry: up to two pieces a level.
-            let bound = 1 + 4 * height + count * 2 * height;
-            for prefix in [&b"w"[..], b"x", b"", b"w01", b"w0123"] {
-                if tree.count(prefix) < count as usize {
-                    continue;
-                }
-                let pushed = pushes(prefix, count as usize);
-                assert!(pushed <= bound, "{prefix:?} {count}: {pushed} > {bound}");
-            }
-        }
-        // A scan would visit the 100,000.
-        assert!(pushes(b"w", 10) < 500);
-    }
-
-    #[test]
-    fn removing_the_best_entry_passes_the_lead_on() {
-        let mut tree = Suggestions::default();
-        for n in 0..100 {
-            tree.set(format!("w{n:03}").as_bytes(), n as f64, None)
-                .unwrap();
-        }
-        for n in (0..100).rev() {
-            let best = format!("w{n:03}");
-            assert_eq!(tree.hint(b"w", 1, 0), [(best.as_bytes(), n as f64)]);
-            assert!(tree.remove(best.as_bytes()));
-            assert!(!tree.remove(best.as_bytes()));
-            tree.check();
-        }
-        assert!(tree.is_empty());
-        assert_eq!(tree.memory(), block(size_of::<Suggestions>()));
-    }
-
-    #[test]
-    fn lowering_the_best_weight_passes_the_lead_on() {
-        let mut tree = of(&[("a", 1.0), ("b", 2.0), ("c", 3.0), ("d", 4.0), ("e", 5.0)]);
-        tree.feed(b"e", -10.0, None).unwrap();
-        assert_eq!(hints(&tree, "", 2), [("d", 4.0), ("c", 3.0)]);
-        tree.set(b"a", 4.0, None).unwrap();
-        assert_eq!(hints(&tree, "", 2), [("d", 4.0), ("a", 4.0)]);
-        tree.check();
-    }
-
     #[test]
     fn fade_times_follow_the_writes() {
         let mut tree = Suggestions::default();
@@ -2179,23 +803,6 @@ mod tests {
         assert!(!tree.set_fade(b"b", Some(1)));
         assert_eq!(tree.fade_at(b"b"), None);
         tree.check();
-    }
-
-    #[test]
-    fn faded_entries_are_not_hinted() {
-        let mut tree = Suggestions::default();
-        tree.set(b"aa", 5.0, Some(100)).unwrap();
-        tree.set(b"ab", 4.0, None).unwrap();
-        tree.set(b"ac", 3.0, Some(200)).unwrap();
-        tree.set(b"ad", 2.0, Some(i64::MAX)).unwrap();
-        let at = |now| -> Vec<&[u8]> { tree.hint(b"a", 10, now).iter().map(|h| h.0).collect() };
-        assert_eq!(at(99), [&b"aa"[..], b"ab", b"ac", b"ad"]);
-        assert_eq!(at(100), [&b"ab"[..], b"ac", b"ad"]);
-        assert_eq!(at(200), [&b"ab"[..], b"ad"]);
-        assert_eq!(at(i64::MAX), [&b"ab"[..]]);
-        assert_eq!(tree.hint(b"a", 1, 150), [(&b"ab"[..], 4.0)]);
-        // Faded but not yet removed: still counted, weighed, iterated.
-        assert_eq!(tree.len(), 4);
     }
 
     #[test]
@@ -2310,7 +917,7 @@ mod tests {
     #[test]
     fn memory_counts_every_block() {
         assert_eq!(size_of::<Content>(), 24);
-        assert_eq!(size_of::<Node>(), 72);
+        assert_eq!(size_of::<Node<Suggestion>>(), 72);
         // The kept hints add one pointer (none allocated until a hint).
         assert_eq!(size_of::<Suggestions>(), 48);
         assert_eq!(CHUNK, 910);
@@ -2333,357 +940,20 @@ mod tests {
             tree.feed(format!("{n:08}").as_bytes(), 1.0, None).unwrap();
         }
         // Two chunks, the second taken whole: 64 KiB each.
-        assert_eq!(tree.chunks.len(), 2);
+        assert_eq!(tree.entries.chunks(), 2);
         assert_eq!(tree.memory(), empty + 96 + 2 * 65_536 + 32 + 32);
         // The arena gives memory back as entries go.
         for n in 0..CHUNK + 1 {
             tree.remove(format!("{n:08}").as_bytes());
         }
         tree.check();
-        assert_eq!(tree.chunks.len(), 1);
+        assert_eq!(tree.entries.chunks(), 1);
         assert!(
             tree.memory() <= empty + 96 + 1024 + 32 + 32,
             "{}",
             tree.memory()
         );
         assert_eq!(tree.allocations(), 1 + 1 + 2);
-    }
-
-    /// A hint through the kept answers, its contents read both ways (with
-    /// the weights from the tree, and alone from the copied text): the
-    /// same.
-    fn kept(tree: &Suggestions, prefix: &str, count: usize, now: i64, keep: usize) -> Vec<String> {
-        let text = |c: &[u8]| String::from_utf8(c.to_vec()).unwrap();
-        let (weighed, _): (Vec<String>, _) = tree.hint_with(
-            prefix.as_bytes(),
-            count,
-            || now,
-            keep,
-            |hints| hints.map(|(c, _)| text(c)).collect(),
-        );
-        let (alone, searched): (Vec<String>, _) = tree.hint_with(
-            prefix.as_bytes(),
-            count,
-            || now,
-            keep,
-            |hints| {
-                let (copied, rest) = hints.contents();
-                copied.chain(rest).map(text).collect()
-            },
-        );
-        // Asked twice at the same time, the second from what the first kept
-        // (when it could keep it).
-        let keeps = keep > 0 && count <= KEPT_MOST && prefix.len() <= KEPT_PREFIX_BYTES;
-        assert!(!(keeps && searched), "{prefix:?} searched twice");
-        assert_eq!(weighed, alone);
-        alone
-    }
-
-    impl HintCache {
-        /// The index finds every slot, and only them: one entry each.
-        fn check(&self) {
-            let entries = self.index.iter().filter(|&&slot| slot != NO_SLOT).count();
-            assert_eq!(entries, self.slots.len());
-            assert!(self.index.len() >= 2 * self.slots.len());
-            for (slot, answer) in self.slots.iter().enumerate() {
-                assert_eq!(answer.hash, hash(&answer.prefix));
-                assert_eq!(self.find(answer.hash, &answer.prefix), Some(slot));
-            }
-        }
-    }
-
-    fn slots(tree: &Suggestions) -> usize {
-        tree.hints.with(|cache| cache.slots.len()).unwrap_or(0)
-    }
-
-    /// Whether the answer kept for `prefix` is stale (`None`: none kept).
-    fn stale(tree: &Suggestions, prefix: &str) -> Option<bool> {
-        tree.hints
-            .with(|cache| {
-                let slot = cache.find(hash(prefix.as_bytes()), prefix.as_bytes())?;
-                Some(cache.slots[slot].stale)
-            })
-            .flatten()
-    }
-
-    /// The hint for `prefix` searched, and kept: the same.
-    fn same_kept(tree: &Suggestions, prefix: &str, count: usize) -> Vec<String> {
-        let searched: Vec<String> = tree
-            .hint(prefix.as_bytes(), count, 0)
-            .into_iter()
-            .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
-            .collect();
-        assert_eq!(kept(tree, prefix, count, 0, 8), searched, "{prefix:?}");
-        tree.hints.with(HintCache::check);
-        searched
-    }
-
-    #[test]
-    fn kept_answers_copy_contents_up_to_a_bound() {
-        // 12 entries of 300 bytes (the last of 23): 6 fit in the text.
-        let mut tree = Suggestions::default();
-        let long = |n: usize| format!("{n:02}{}", "x".repeat(298 - n));
-        for n in 0..12 {
-            tree.set(long(n).as_bytes(), n as f64, None).unwrap();
-        }
-        tree.set(b"zz", 100.0, None).unwrap();
-        let all: Vec<String> = (0..12).rev().map(long).collect();
-        assert_eq!(kept(&tree, "0", 12, 0, 4), all[2..]);
-        assert_eq!(kept(&tree, "", 12, 0, 4)[1..], all[..11]);
-        tree.hints.with(|cache| {
-            for answer in &cache.slots {
-                assert!(answer.text.len() <= KEPT_TEXT_BYTES);
-                let copied: usize = answer
-                    .nodes
-                    .iter()
-                    .take(answer.lens.len())
-                    .map(|&at| tree.node(at).content.len())
-                    .sum();
-                assert_eq!(copied, answer.text.len());
-                let next = answer
-                    .nodes
-                    .get(answer.lens.len())
-                    .map_or(0, |&at| tree.node(at).content.len());
-                assert!(
-                    answer.lens.len() == answer.nodes.len()
-                        || answer.text.len() + next > KEPT_TEXT_BYTES
-                );
-            }
-            assert!(cache
-                .slots
-                .iter()
-                .any(|answer| answer.lens.len() < answer.nodes.len()));
-        });
-        // Fewer asked than copied, and more.
-        assert_eq!(kept(&tree, "", 3, 0, 4), ["zz", &all[0], &all[1]]);
-        assert_eq!(kept(&tree, "", 13, 0, 4)[1..], all[..]);
-    }
-
-    #[test]
-    fn a_fade_time_moved_brings_back_an_entry_a_kept_answer_passed_over() {
-        let mut tree = of(&[("a2", 5.0)]);
-        tree.set(b"a1", 10.0, Some(100)).unwrap();
-        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a2"]);
-        assert!(tree.set_fade(b"a1", None));
-        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a1", "a2"]);
-        assert!(tree.set_fade(b"a1", Some(150)));
-        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a2"]);
-        tree.feed(b"a1", 1.0, Some(300)).unwrap();
-        assert_eq!(kept(&tree, "a", 10, 200, 4), ["a1", "a2"]);
-        // A fade at the end of time: gone at i64::MAX (the answer is
-        // searched again from just before it).
-        tree.set(b"a1", 11.0, Some(i64::MAX)).unwrap();
-        let at = |now: i64| -> Vec<Vec<u8>> {
-            let (hints, _) = tree.hint_with(
-                b"a",
-                10,
-                || now,
-                4,
-                |hints| hints.map(|(c, _)| c.to_vec()).collect(),
-            );
-            hints
-        };
-        assert_eq!(at(i64::MAX - 2), [b"a1", b"a2"]);
-        assert_eq!(at(i64::MAX - 1), [b"a1", b"a2"]);
-        assert_eq!(at(i64::MAX), [b"a2"]);
-    }
-
-    #[test]
-    fn kept_hints_outlive_the_writes_that_cannot_change_them() {
-        let mut tree = of(&[
-            ("apple", 50.0),
-            ("apricot", 40.0),
-            ("avocado", 30.0),
-            ("banana", 20.0),
-        ]);
-        // a00 … a19 weigh 0 … 19, a19 last in the arena.
-        for n in 0..20 {
-            tree.set(format!("a{n:02}").as_bytes(), f64::from(n), None)
-                .unwrap();
-        }
-        // "a" holds 10 of 23 (apple, apricot, avocado, a19 … a13), "b"
-        // every entry under it, "ap" both of its.
-        let top = same_kept(&tree, "a", 3);
-        assert_eq!(top, ["apple", "apricot", "avocado"]);
-        same_kept(&tree, "b", 3);
-        same_kept(&tree, "ap", 3);
-        same_kept(&tree, "", 3);
-        let fresh =
-            |tree: &Suggestions| ["a", "b", "ap", ""].map(|p| stale(tree, p) == Some(false));
-        assert_eq!(fresh(&tree), [true; 4]);
-        // An entry under none of the prefixes but "".
-        tree.feed(b"cherry", 1.0, None).unwrap();
-        assert_eq!(fresh(&tree), [true; 4]);
-        // A new entry, and a lighter one, below the last of "a"'s full
-        // answer: they stay out of it.
-        tree.set(b"aardvark", 5.0, None).unwrap();
-        tree.feed(b"a00", 1.0, None).unwrap();
-        tree.set(b"a12", 13.0, None).unwrap(); // ties a13: a12 < a13
-        assert_eq!(fresh(&tree), [true; 4]);
-        // Removing an entry outside the answers moves the arena's last
-        // node (a member of "a", "" too) into its slot: renamed there.
-        assert!(tree.remove(b"a00"));
-        tree.check();
-        assert_eq!(fresh(&tree), [true; 4]);
-        assert_eq!(same_kept(&tree, "a", 10)[3], "a19");
-        assert_eq!(fresh(&tree), [true; 4]);
-        // A fade time on an entry outside the answers changes nothing.
-        assert!(tree.set_fade(b"a01", Some(5)));
-        assert_eq!(fresh(&tree), [true; 4]);
-        // An entry that enters "a"'s answer: "a" and "" (it outranks
-        // their last) go stale, "ap" and "b" stay.
-        tree.feed(b"a05", 100.0, None).unwrap();
-        assert_eq!(fresh(&tree), [false, true, true, false]);
-        assert_eq!(same_kept(&tree, "a", 2), ["a05", "apple"]);
-        same_kept(&tree, "", 3);
-        // A member's weight, even lowered: stale.
-        tree.set(b"apricot", 45.0, None).unwrap();
-        assert_eq!(fresh(&tree), [false, true, false, false]);
-        same_kept(&tree, "a", 10);
-        same_kept(&tree, "ap", 3);
-        same_kept(&tree, "", 3);
-        // A member's fade time: stale (banana is in "b" and "").
-        assert!(tree.set_fade(b"banana", Some(1_000)));
-        assert_eq!(fresh(&tree), [true, false, true, false]);
-        same_kept(&tree, "b", 3);
-        same_kept(&tree, "", 3);
-        // An answer that held every entry under its prefix takes any new
-        // one, however light.
-        tree.set(b"blueberry", -1.0, None).unwrap();
-        assert_eq!(fresh(&tree), [true, false, true, true]);
-        assert_eq!(same_kept(&tree, "b", 3), ["banana", "blueberry"]);
-        // Removing a member (of "b" and "").
-        assert!(tree.remove(b"banana"));
-        assert_eq!(fresh(&tree), [true, false, true, false]);
-        assert_eq!(same_kept(&tree, "b", 3), ["blueberry"]);
-        // Many answers (more than a content's prefixes: probed, not
-        // scanned): the same.
-        for n in 0..8 {
-            same_kept(&tree, &format!("a{n}"), 3);
-        }
-        tree.feed(b"a17", 1_000.0, None).unwrap();
-        assert_eq!(stale(&tree, "a1"), Some(true));
-        assert_eq!(stale(&tree, "a0"), Some(false));
-        assert_eq!(same_kept(&tree, "a1", 1), ["a17"]);
-    }
-
-    #[test]
-    fn kept_hints_are_bounded_counted_and_answer_until_a_write_to_them_or_a_fade() {
-        let mut tree = of(&[("aa", 5.0), ("ab", 4.0), ("ac", 3.0), ("b", 1.0)]);
-        tree.set(b"ad", 9.0, Some(100)).unwrap();
-        let bare = tree.memory();
-        let allocations = tree.allocations();
-        assert_eq!(kept(&tree, "a", 2, 50, 2), ["ad", "aa"]);
-        // One prefix kept: the cache, its slot, the index, its prefix,
-        // nodes, text and lengths.
-        assert_eq!(slots(&tree), 1);
-        assert!(tree.memory() > bare);
-        assert_eq!(tree.allocations(), allocations + 7);
-        tree.hints.with(|cache| {
-            let answer = &cache.slots[0];
-            // Searched for at least KEPT_LEAST, so the whole prefix here.
-            assert_eq!((answer.asked, answer.nodes.len()), (KEPT_LEAST, 4));
-            assert_eq!(
-                (&answer.text[..], &answer.lens[..]),
-                (&b"adaaabac"[..], &[2; 4][..])
-            );
-            // No faded entry passed over: good at any time before 100.
-            assert_eq!((answer.since, answer.until), (i64::MIN, 100));
-        });
-        // COUNT larger than asked: the answer held every entry, no search.
-        assert_eq!(kept(&tree, "a", 20, 60, 2), ["ad", "aa", "ab", "ac"]);
-        // The fade of an entry answered: searched again from then on.
-        assert_eq!(kept(&tree, "a", 3, 100, 2), ["aa", "ab", "ac"]);
-        assert_eq!(
-            tree.hints.with(|cache| cache.slots[0].until),
-            Some(i64::MAX)
-        );
-        // A clock that went back: searched again (the entry shows again).
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
-        // Each write answers anew.
-        tree.feed(b"ac", 10.0, None).unwrap();
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ac"]);
-        tree.remove(b"ac");
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
-        tree.set(b"ab", 20.0, None).unwrap();
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ab"]);
-        tree.set_fade(b"ab", Some(10));
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
-        tree.fade(99, 10);
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
-        // A refused write too (nothing changed, the answer is the same).
-        assert_eq!(
-            tree.feed(b"aa", f64::NAN, None),
-            Err(WriteError::NotANumber)
-        );
-        assert_eq!(kept(&tree, "a", 1, 99, 2), ["ad"]);
-        // At most `keep` prefixes, the least asked replaced.
-        for prefix in ["", "a", "b", "c", "aa", "ab"] {
-            kept(&tree, prefix, 10, 99, 2);
-            assert!(slots(&tree) <= 2);
-        }
-        assert_eq!(kept(&tree, "", 10, 99, 2), ["ad", "aa", "b"]);
-        // Many prefixes through a few slots: each replacement leaves the
-        // index whole (prefixes that collide included, in a small index).
-        for round in 0..3 {
-            for n in 0..200 {
-                let prefix = format!("{}{n}", ["a", "b", "x"][n % 3]);
-                let expected: Vec<String> = tree
-                    .hint(prefix.as_bytes(), 10, 99)
-                    .into_iter()
-                    .map(|(c, _)| String::from_utf8(c.to_vec()).unwrap())
-                    .collect();
-                assert_eq!(kept(&tree, &prefix, 10, 99, 5 + round), expected);
-                tree.hints.with(HintCache::check);
-                assert!(slots(&tree) <= 5 + round);
-            }
-        }
-        // More than KEPT_MOST, or a prefix longer than KEPT_PREFIX_BYTES: not
-        // kept.
-        let before = tree.memory();
-        kept(&tree, "", KEPT_MOST + 1, 99, 2);
-        kept(&tree, &"a".repeat(KEPT_PREFIX_BYTES + 1), 10, 99, 2);
-        assert_eq!(tree.memory(), before);
-        // A lower bound drops the extra ones; 0 drops them all.
-        kept(&tree, "b", 10, 99, 1);
-        assert_eq!(slots(&tree), 1);
-        assert_eq!(kept(&tree, "a", 10, 99, 0), ["ad", "aa"]);
-        assert_eq!(tree.memory(), bare);
-        assert_eq!(tree.allocations(), allocations);
-        // A copy keeps none.
-        kept(&tree, "a", 10, 99, 8);
-        assert_eq!(slots(&tree.clone()), 0);
-        // What a prefix kept takes: about 200 bytes for COUNT 10 and a
-        // short prefix, and the text of its entries, at most about 530 and
-        // KEPT_TEXT_BYTES (the docs say so).
-        let mut big = Suggestions::default();
-        for n in 0..1_000 {
-            big.set(
-                format!("{n:03}{}", "x".repeat(70)).as_bytes(),
-                f64::from(n),
-                None,
-            )
-            .unwrap();
-        }
-        let bare = big.memory();
-        for n in 0..64 {
-            kept(&big, &format!("{:03}", n * 10)[..2], 10, 0, 64);
-        }
-        let short = (big.memory() - bare) / 64;
-        let text = block(10 * 73) + block(10 * 4);
-        assert!(
-            (150..=260).contains(&(short - text)),
-            "{short} bytes a short prefix"
-        );
-        for n in 0..64 {
-            let prefix = format!("{n:03}{}", "x".repeat(61));
-            assert_eq!(prefix.len(), KEPT_PREFIX_BYTES);
-            kept(&big, &prefix, KEPT_MOST, 0, 64);
-        }
-        let most = (big.memory() - bare) / 64;
-        // (A slot keeps the blocks of the answer it held before.)
-        let text = block(KEPT_TEXT_BYTES) + block(KEPT_MOST * 4);
-        assert!(most <= 530 + text, "{most} bytes a prefix at most");
     }
 
     /// Thousands of random operations against a plain map, with every
@@ -2837,7 +1107,7 @@ mod tests {
                         alone.iter().eq(expected.iter().map(|(c, _)| c)),
                         "step {step}, text"
                     );
-                    tree.hints.with(HintCache::check);
+                    tree.check_kept();
                     let under = model.keys().filter(|c| c.starts_with(&prefix)).count();
                     assert_eq!(tree.count(&prefix), under);
                 }

@@ -57,6 +57,7 @@ pub fn token<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
 /// Parses a signed 64-bit integer exactly as Redis does for `INCR`: the
 /// canonical decimal form only, so that a value this module accepts is one
 /// every built-in accepts too.
+#[inline]
 pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
     let (negative, digits) = match bytes.strip_prefix(b"-") {
         Some(digits) => (true, digits),
@@ -147,7 +148,7 @@ pub fn groups<'a>(
 /// Splits the trailing options of a command. Returns, for each spec in order,
 /// the values that followed its token, or `None` when it was absent. An
 /// unknown token, a repeated one or a missing value is `ERR syntax error`.
-#[inline] // with the specs constant, the token comparisons fold (about 100 instructions a hint)
+#[inline(always)] // with the specs constant, the token comparisons fold (about 100 instructions a hint)
 pub fn parse_options<'a, const N: usize>(
     rest: &'a [Arg<'a>],
     specs: &[OptSpec; N],

@@ -11,7 +11,7 @@
 
 #![forbid(unsafe_code)]
 
-use super::tree::{Iter, Tree};
+use super::leases::Leases;
 use crate::common::lease::{self, NO_END};
 
 #[derive(Clone, Debug)]
@@ -21,7 +21,7 @@ pub struct Pool {
     next: u32,
     /// Milliseconds; 0 for leases that never end unless asked.
     default_ttl: u64,
-    leases: Tree,
+    leases: Leases,
 }
 
 /// Why a stored pool was refused.
@@ -34,7 +34,7 @@ impl Pool {
             max: max.max(1),
             next: 1,
             default_ttl: default_ttl.unwrap_or(0),
-            leases: Tree::default(),
+            leases: Leases::default(),
         }
     }
 
@@ -73,7 +73,7 @@ impl Pool {
             max,
             next,
             default_ttl,
-            leases: Tree::from_sorted(checked),
+            leases: Leases::from_sorted(checked).ok_or("too many leases")?,
         })
     }
 
@@ -90,7 +90,7 @@ impl Pool {
     }
 
     /// The leases stored, ended ones included, in ID order.
-    pub fn leases(&self) -> Iter<'_> {
+    pub fn leases(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         self.leases.iter()
     }
 
@@ -223,8 +223,8 @@ mod tests {
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
 
-    use super::super::tree::VISITS;
     use super::{Pool, NO_END};
+    use crate::common::tree::VISITS;
 
     const HOUR: u64 = 3_600_000;
 
