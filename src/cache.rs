@@ -8,8 +8,8 @@
 
 #![forbid(unsafe_code)]
 
+mod core;
 mod errors;
-mod json;
 
 use std::os::raw::c_int;
 
@@ -33,11 +33,11 @@ const NX: OptSpec = OptSpec::flag("NX");
 const XX: OptSpec = OptSpec::flag("XX");
 
 /// Checks and minifies a JSON document: in one pass when it can (see
-/// `json.rs`), else through a document tree, whose error names where the
+/// `cache/core.rs`), else through a document tree, whose error names where the
 /// document is wrong (serde_json's messages describe the mistake without
 /// quoting the input).
 fn minify(document: &[u8]) -> Result<Vec<u8>, RedisError> {
-    if let Some(minified) = json::minify(document) {
+    if let Some(minified) = self::core::minify(document) {
         return Ok(minified);
     }
     let value: serde_json::Value =

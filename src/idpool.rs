@@ -2,7 +2,7 @@
 //!
 //! A pool is a key of the module data type `rr-idpool`: the IDs 1..=max
 //! handed out in turn, each leased until an absolute time of the primary's
-//! clock or forever (see `idpool/pool.rs` for the rules and `idpool/leases.rs`
+//! clock or forever (see `idpool/core.rs` for the rules and `idpool/leases.rs`
 //! for the O(log n) structure). It costs memory per live lease, not per ID.
 //!
 //! Replication. A write whose outcome follows from the stored leases alone
@@ -18,9 +18,9 @@
 
 #![forbid(unsafe_code)]
 
+mod core;
 mod errors;
 mod leases;
-mod pool;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -28,6 +28,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use self::core::Pool;
 use crate::common::args::{groups, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
@@ -46,7 +47,6 @@ use crate::common::stats::Stat;
 use crate::common::time::ttl_ms;
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
-use pool::Pool;
 
 /// The encoding versions of an ID pool's stored form this build reads, oldest
 /// first; it writes the last (see `Stored for Pool` below).

@@ -3,7 +3,7 @@
 //! free the longest first, with a first-come-first-served wait.
 //!
 //! A pool is a key of the module data type `rr-rspool` (see
-//! `pool/resources.rs` for the rules). A pool left without resources is
+//! `pool/core.rs` for the rules). A pool left without resources is
 //! deleted, as the server deletes an empty set; a missing key is an empty
 //! pool, which a client may wait on until resources are added.
 //!
@@ -23,8 +23,8 @@
 
 #![forbid(unsafe_code)]
 
+mod core;
 mod errors;
-mod resources;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -32,6 +32,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use self::core::Pool;
 use crate::common::args::{groups, nonempty, parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, Events, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
@@ -50,7 +51,6 @@ use crate::common::stats::Stat;
 use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
-use resources::Pool;
 
 /// The encoding versions of a resource pool's stored form this build reads, oldest
 /// first; it writes the last (see `Stored for Pool` below).

@@ -47,9 +47,9 @@ use crate::common::ffi::reply::direct;
 use crate::common::reply::Replied;
 use crate::entry;
 
-mod bounds;
+mod core;
 
-use bounds::{Mode, Plan};
+use self::core::{Mode, Plan};
 
 /// `QUEUE.RPUSH key maxlen REFUSE|EVICT item [item …]`.
 fn rpush<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {

@@ -25,7 +25,7 @@
 
 #![forbid(unsafe_code)]
 
-mod decide;
+mod core;
 mod errors;
 mod fixed;
 
@@ -35,6 +35,7 @@ use std::ffi::CStr;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use self::core::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 use crate::common::args::{parse_options, single, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
@@ -50,7 +51,6 @@ use crate::common::stats::Stat;
 use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Take, TakenFor, WaitStats, Waitable, Waits};
 use crate::entry;
-use decide::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 use fixed::{Over, Rule, Ttl};
 
 const SINCE: &std::ffi::CStr = c"0.2.0";
@@ -291,7 +291,7 @@ fn decide_now(
             State::Sliding(entries) => entries,
             _ => Vec::new(),
         };
-        let decision = decide::sliding(call.limits(), &entries, now, call.cost, consume);
+        let decision = self::core::sliding(call.limits(), &entries, now, call.cost, consume);
         let after = (!decision.limited && consume).then_some(State::Sliding(entries));
         return Ok((decision, after));
     }
@@ -303,7 +303,7 @@ fn decide_now(
     };
     let limits = gcras.get(..count).unwrap_or(&[]);
     let now_ns = now.saturating_mul(1_000_000);
-    let decision = decide::gcra(
+    let decision = self::core::gcra(
         limits,
         tats.get_mut(..count).unwrap_or(&mut []),
         now_ns,
@@ -356,7 +356,7 @@ fn store(
                 slot.copy_from_slice(&tat.to_le_bytes());
             }
             let value = bytes.get(..1 + tats.len() * TAT_BYTES).unwrap_or(&[]);
-            let full_at = decide::gcra_idle_at_ms(tats);
+            let full_at = self::core::gcra_idle_at_ms(tats);
             key.set_value(value, Some(full_at))?;
             // The state holds absolute times: SET … PXAT is the same on
             // every replica whatever its clock.
@@ -372,7 +372,7 @@ fn store(
             );
         }
         State::Sliding(entries) => {
-            let at = decide::newest_at(&entries, now);
+            let at = self::core::newest_at(&entries, now);
             let keep = call.keep_ms();
             apply_sliding(key, entries, at, call.cost, keep)?;
             replicate::effect(
@@ -400,7 +400,7 @@ fn apply_sliding(
     cost: i64,
     keep: i64,
 ) -> Result<(), RedisError> {
-    decide::record(&mut entries, at, cost, keep);
+    self::core::record(&mut entries, at, cost, keep);
     key.set_value(&encode_entries(&entries), Some(at.saturating_add(keep)))
 }
 

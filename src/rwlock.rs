@@ -2,7 +2,7 @@
 //! holder with its own lease; waiters served in arrival order.
 //!
 //! A lock is a key of the module data type `rr-rwlock` (see
-//! `rwlock/state.rs` for the rules). A lock left without holders is deleted,
+//! `rwlock/core.rs` for the rules). A lock left without holders is deleted,
 //! so a missing key is a free lock. The key's TTL is the last lease end of
 //! its holders (none while some holder has no lease): a lock whose holders
 //! all died goes by itself.
@@ -26,8 +26,8 @@
 
 #![forbid(unsafe_code)]
 
+mod core;
 mod errors;
-mod state;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -35,6 +35,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use self::core::{Decision, Mode, RwLock};
 use crate::common::args::{groups, parse_options, single, token, OptSpec};
 use crate::common::command::{
     ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, LEASE, READS_FIRST,
@@ -55,7 +56,6 @@ use crate::common::stats::Stat;
 use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Take, WaitStats, Waitable, Waits};
 use crate::entry;
-use state::{Decision, Mode, RwLock};
 
 /// The encoding versions of a lock's stored form this build reads, oldest
 /// first; it writes the last (see `Stored for RwLock` below).

@@ -293,7 +293,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Node<Lease>>(), 40);
         // The list of chunks, the root and a count: a pool takes 48 bytes.
         assert_eq!(std::mem::size_of::<Leases>(), 32);
-        assert_eq!(std::mem::size_of::<super::super::pool::Pool>(), 48);
+        assert_eq!(std::mem::size_of::<super::super::core::Pool>(), 48);
     }
 
     #[test]
