@@ -4,19 +4,7 @@
 //! its `FamilySpec`, from which the module's spec (`docs/spec.json`) is
 //! written.
 
-mod article;
-mod autocomplete;
-mod cache;
 mod common;
-mod idgen;
-mod idpool;
-mod latch;
-mod lock;
-mod pool;
-mod queue;
-mod rate;
-mod rwlock;
-mod uqueue;
 
 use redis_module::{redis_module, Context, RedisString, Status};
 
@@ -60,23 +48,33 @@ const fn number(digits: &str) -> i32 {
     value
 }
 
-/// The families, in the order `INFO recipes` shows their figures: the one
-/// list that names them (a new family adds its `mod` line above and its
-/// line here). Their commands, figures, waits, settings and data types come
-/// from each family's `FamilySpec`.
-static FAMILIES: &[&common::family::FamilySpec] = &[
-    &idgen::FAMILY,
-    &lock::FAMILY,
-    &article::FAMILY,
-    &cache::FAMILY,
-    &idpool::FAMILY,
-    &rate::FAMILY,
-    &pool::FAMILY,
-    &rwlock::FAMILY,
-    &latch::FAMILY,
-    &autocomplete::FAMILY,
-    &queue::FAMILY,
-    &uqueue::FAMILY,
+/// Declares each family's module (`src/<family>.rs`) and lists them in
+/// `FAMILIES`, in the order given.
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(mod $family;)*
+
+        static FAMILIES: &[&common::family::FamilySpec] = &[$(&$family::FAMILY),*];
+    };
+}
+
+// The families, in the order `INFO recipes` shows their figures: the one
+// list that names them (a new family adds its line here). Their commands,
+// figures, waits, settings, errors and data types come from each family's
+// `FamilySpec`.
+families![
+    idgen,
+    lock,
+    article,
+    cache,
+    idpool,
+    rate,
+    pool,
+    rwlock,
+    latch,
+    autocomplete,
+    queue,
+    uqueue,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load
