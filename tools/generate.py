@@ -78,7 +78,8 @@ def command_section(command: Json) -> str:
     if command.get("events"):
         events = command["events"]
         same = events["replica"] == events["fires"]
-        lines.append(f"- **Keyspace events:** {events['fires']}" + ("" if same else f"; a replica: {events['replica']}"))
+        replica = "" if same else f"; a replica: {events['replica']}"
+        lines.append(f"- **Keyspace events:** {events['fires']}{replica}")
     lines.append(f"- **Complexity:** {command['complexity']}")
     lines.append(f"- **Since:** {command['since']}")
     keys = keys_of(command)
