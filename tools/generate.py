@@ -140,35 +140,39 @@ def between(marker: str, text: str, section: str, where: str) -> str:
     return text[: start + len(begin)] + section + text[stop:]
 
 
+def table_page(headers: list[str], rows: list[list[str]]) -> str:
+    """A generated page holding one table."""
+    lines = [f"<!-- {NOTICE}: do not edit -->", "", "| " + " | ".join(headers) + " |", "|---" * len(headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def events_page(spec: Json) -> str:
     """What each write fires, on the primary and on a replica."""
-    rows = [f"<!-- {NOTICE}: do not edit -->", "", "| command | fires | a replica fires |", "|---|---|---|"]
+    rows = []
     for family in spec["families"]:
         for command in family["commands"]:
             events = command.get("events")
             if events:
                 replica = "the same" if events["replica"] == events["fires"] else events["replica"]
-                rows.append(f"| `{command['name']}` | {events['fires']} | {replica} |")
-    return "\n".join(rows) + "\n"
+                rows.append([f"`{command['name']}`", events["fires"], replica])
+    return table_page(["command", "fires", "a replica fires"], rows)
 
 
 def settings_page(spec: Json) -> str:
-    rows = [f"<!-- {NOTICE}: do not edit -->", "", "| setting | default | range | what it does |", "|---|---|---|---|"]
-    for family in spec["families"]:
-        for setting in family["settings"]:
-            bounds = f"{setting['min']} to {setting['max']}"
-            rows.append(f"| `{setting['name']}` | {setting['default']} | {bounds} | {setting.get('doc', '')} |")
-    return "\n".join(rows) + "\n"
+    rows = [
+        [f"`{s['name']}`", str(s["default"]), f"{s['min']} to {s['max']}", s.get("doc", "")]
+        for family in spec["families"]
+        for s in family["settings"]
+    ]
+    return table_page(["setting", "default", "range", "what it does"], rows)
 
 
 def info_page(spec: Json) -> str:
-    rows = [f"<!-- {NOTICE}: do not edit -->", "", "| field | family | kind | what it counts |", "|---|---|---|---|"]
-    for family in spec["families"]:
-        for field in family["info"]:
-            rows.append(f"| `{field['name']}` | {family['name']} | {field.get('kind', '')} | {field.get('doc', '')} |")
-    for field in spec.get("info", []):
-        rows.append(f"| `{field['name']}` | every | {field.get('kind', '')} | {field.get('doc', '')} |")
-    return "\n".join(rows) + "\n"
+    fields = [(f, family["name"]) for family in spec["families"] for f in family["info"]]
+    fields += [(f, "every") for f in spec.get("info", [])]
+    rows = [[f"`{f['name']}`", owner, f.get("kind", ""), f.get("doc", "")] for f, owner in fields]
+    return table_page(["field", "family", "kind", "what it counts"], rows)
 
 
 def errors_page(current: str, spec: Json, classes: Json) -> str:
