@@ -39,9 +39,9 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Suggestions, WriteError, MAX_ENTRIES};
-use crate::common::args::{parse_options, single, OptSpec};
+use crate::common::args::{is_option, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, COUNT, EX, PX, READS_FIRST, UPDATES_FIRST,
 };
 use crate::common::config::Setting;
 use crate::common::datatype::{self, adopt, Stored, StoredType};
@@ -96,11 +96,6 @@ pub const FADE_BATCH: usize = 128;
 const DEFAULT_COUNT: i64 = 10;
 const MOST_COUNT: i64 = i32::MAX as i64;
 
-const PX: OptSpec = OptSpec::valued("PX");
-const EX: OptSpec = OptSpec::valued("EX");
-const PXAT: OptSpec = OptSpec::valued("PXAT");
-const COUNT: OptSpec = OptSpec::valued("COUNT");
-const WITHWEIGHTS: OptSpec = OptSpec::flag("WITHWEIGHTS");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE as c_int;
 
 // ---- arguments ---------------------------------------------------------------
@@ -142,7 +137,8 @@ fn weight(arg: &Arg) -> Result<f64, RedisError> {
 }
 
 fn is_time_token(arg: &Arg) -> bool {
-    [PX, EX, PXAT].iter().any(|spec| arg.is(spec.token))
+    let bytes = arg.as_bytes();
+    FADES.iter().any(|spec| is_option(bytes, spec))
 }
 
 /// When an entry written with `PX ms | EX s | PXAT unix-ms` fades (at most
@@ -589,12 +585,10 @@ const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const CONTENT: ArgSpec = ArgSpec::required(c"content", ArgType::String);
 const SINCE: &CStr = c"0.6.0";
+const PXAT: ArgSpec = ArgSpec::tokened(c"unix-time-milliseconds", c"PXAT", ArgType::Integer);
 /// When an entry fades: `PX ms | EX s | PXAT unix-ms`.
-const FADES: &[ArgSpec] = &[
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-    ArgSpec::tokened(c"unix-time-milliseconds", c"PXAT", ArgType::Integer),
-];
+const FADES: &[ArgSpec] = &[PX, EX, PXAT];
+const WITHWEIGHTS: ArgSpec = ArgSpec::flag(c"withweights", c"WITHWEIGHTS");
 
 pub static AUTOCOMPLETE_KEYS: Stat = Stat::gauge(
     c"autocomplete_keys",
@@ -693,8 +687,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             KEY,
             ArgSpec::required(c"prefix", ArgType::String),
-            ArgSpec::option(c"count", c"COUNT", ArgType::Integer),
-            ArgSpec::flag(c"withweights", c"WITHWEIGHTS"),
+            COUNT,
+            WITHWEIGHTS,
         ],
     },
     CommandSpec {

@@ -15,9 +15,9 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, single, OptSpec};
+use crate::common::args::{parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, READS_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, EX, NX, PX, READS_FIRST,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -26,11 +26,6 @@ use crate::common::ffi::replicate::{self, Word};
 use crate::common::reply::Replied;
 use crate::common::time::{self, ttl_ms};
 use crate::entry;
-
-const EX: OptSpec = OptSpec::valued("EX");
-const PX: OptSpec = OptSpec::valued("PX");
-const NX: OptSpec = OptSpec::flag("NX");
-const XX: OptSpec = OptSpec::flag("XX");
 
 /// Checks and minifies a JSON document: in one pass when it can (see
 /// `cache/core.rs`), else through a document tree, whose error names where the
@@ -91,7 +86,7 @@ fn get_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let fields = match rest {
         [] => None,
-        [token, names @ ..] if token.is("FIELD") && !names.is_empty() => Some(names),
+        [token, names @ ..] if token.is(&FIELD) && !names.is_empty() => Some(names),
         _ => return Err(errors::SYNTAX.error()),
     };
     let key = Key::read(ctx, *name);
@@ -125,15 +120,15 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     let (px, ex) = match () {
-        _ if unit.is("PX") => (Some(*amount), None),
-        _ if unit.is("EX") => (None, Some(*amount)),
+        _ if unit.is(&PX) => (Some(*amount), None),
+        _ if unit.is(&EX) => (None, Some(*amount)),
         _ => return Err(errors::SYNTAX.error()),
     };
     let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(errors::SYNTAX.error())?;
     // One expiry: a first field named EX or PX reads as a second one.
     if pairs
         .first()
-        .is_some_and(|field| field.is("EX") || field.is("PX"))
+        .is_some_and(|field| field.is(&EX) || field.is(&PX))
     {
         return Err(errors::SYNTAX.error());
     }
@@ -177,14 +172,12 @@ const HASH_KEY: &[KeySpec] = &[KeySpec {
     find: FindKeys::One,
 }];
 
-const LEASE: &[ArgSpec] = &[
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-];
-const CONDITION: &[ArgSpec] = &[
-    ArgSpec::tokened(c"nx", c"NX", ArgType::PureToken),
-    ArgSpec::tokened(c"xx", c"XX", ArgType::PureToken),
-];
+/// `EX s | PX ms`, in `SET`'s order.
+const EXPIRATION: &[ArgSpec] = &[EX, PX];
+const XX: ArgSpec = ArgSpec::keyword(c"xx", c"XX");
+const CONDITION: &[ArgSpec] = &[NX, XX];
+/// `FIELD name [name …]`: the names follow to the end.
+const FIELD: ArgSpec = ArgSpec::option(c"name", c"FIELD", ArgType::String).multiple();
 
 pub static FAMILY: FamilySpec = FamilySpec {
     about: "checked JSON values and hashes written with their TTL",
@@ -218,7 +211,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"json", ArgType::String),
-            ArgSpec::one_of(c"expiration", LEASE).optional(),
+            ArgSpec::one_of(c"expiration", EXPIRATION).optional(),
             ArgSpec::one_of(c"condition", CONDITION).optional(),
         ],
     },
@@ -235,10 +228,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 only the named top-level fields that exist, in the order named (`{}` when \
                 none does); nil when the key does not exist.",
         events: None,
-        args: &[
-            ArgSpec::key(c"key", 0),
-            ArgSpec::option(c"name", c"FIELD", ArgType::String).multiple(),
-        ],
+        args: &[ArgSpec::key(c"key", 0), FIELD],
     },
     CommandSpec {
         name: c"cache.hset",
@@ -259,7 +249,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[
             ArgSpec::key(c"key", 0),
-            ArgSpec::one_of(c"expiration", LEASE),
+            ArgSpec::one_of(c"expiration", EXPIRATION),
             ArgSpec::group(
                 c"data",
                 &[

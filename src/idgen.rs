@@ -17,10 +17,10 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_i64, parse_options, single, OptSpec};
+use crate::common::args::{parse_i64, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, READS_FIRST, UPDATED,
-    UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, COUNT, READS_FIRST,
+    UPDATED, UPDATES_FIRST,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -33,9 +33,10 @@ use crate::entry;
 /// The most IDs one `IDGEN.NEXT … COUNT` takes.
 const MAX_COUNT: i64 = 1 << 31;
 
-const FIELD: OptSpec = OptSpec::valued("FIELD");
-const COUNT: OptSpec = OptSpec::valued("COUNT");
-const REVERSE: OptSpec = OptSpec::valued("REVERSE");
+/// `FIELD field`: the generator is a field of a hash.
+const FIELD: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
+/// `REVERSE reverse`: the reverse index of `IDGEN.ASSIGN`, its third key.
+const REVERSE: ArgSpec = ArgSpec::option(c"reverse", c"REVERSE", ArgType::Key(2));
 
 /// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
@@ -220,14 +221,10 @@ const ASSIGN_KEYS: &[KeySpec] = &[
     },
     KeySpec {
         flags: UPDATED,
-        begin: BeginSearch::Keyword {
-            keyword: c"REVERSE",
-            from: 4,
-        },
+        begin: BeginSearch::after(&REVERSE, 4),
         find: FindKeys::One,
     },
 ];
-const FIELD_ARG: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 
 pub static FAMILY: FamilySpec = FamilySpec {
     about: "auto-increment ID generators",
@@ -260,8 +257,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[
             ArgSpec::key(c"key", 0),
-            FIELD_ARG,
-            ArgSpec::option(c"count", c"COUNT", ArgType::Integer),
+            FIELD,
+            COUNT,
         ],
     },
     CommandSpec {
@@ -283,7 +280,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"floor", ArgType::Integer),
-            FIELD_ARG,
+            FIELD,
         ],
     },
     CommandSpec {
@@ -299,7 +296,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 `field`'s with `FIELD`); `0` for a generator never used (missing key or \
                 field).",
         events: None,
-        args: &[ArgSpec::key(c"key", 0), FIELD_ARG],
+        args: &[ArgSpec::key(c"key", 0), FIELD],
     },
     CommandSpec {
         name: c"idgen.assign",
@@ -323,7 +320,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"counter", 0),
             ArgSpec::key(c"index", 1),
             ArgSpec::required(c"name", ArgType::String),
-            ArgSpec::option(c"reverse", c"REVERSE", ArgType::Key(2)),
+            REVERSE,
         ],
     },
 ];

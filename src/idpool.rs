@@ -29,9 +29,9 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::Pool;
-use crate::common::args::{groups, parse_options, single, OptSpec};
+use crate::common::args::{groups, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -58,8 +58,6 @@ pub static ID_POOL_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<Pool>(),
 );
 
-const TTL: OptSpec = OptSpec::valued("TTL");
-const WAIT: OptSpec = OptSpec::valued("WAIT");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
 
 /// The server's clock, in Unix milliseconds.
@@ -417,16 +415,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let max = parse_max(*max)?;
     let next = parse_id(*next, max)?;
     let (mut freed, mut leases) = (Vec::new(), Vec::new());
-    for group in groups(
-        changes,
-        &[
-            OptSpec::valued("FREE"),
-            OptSpec {
-                token: "LEASE",
-                values: 2,
-            },
-        ],
-    )? {
+    for group in groups(changes, &[FREE, LEASE])? {
         match group {
             (0, [id]) => freed.push(parse_id(*id, max)?),
             (_, [id, at]) => leases.push((parse_id(*id, max)?, lease::from_wire(at.to_i64()?)?)),
@@ -547,7 +536,19 @@ impl Stored for Pool {
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
-const TTL_ARG: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
+const TTL: ArgSpec = ArgSpec::option(c"ttl", c"TTL", ArgType::Integer);
+/// The changes of an `IDPOOL.APPLY`, in the order [`apply`] reads them:
+/// `FREE id`, `LEASE id at`.
+const FREE: ArgSpec = ArgSpec::option(c"free", c"FREE", ArgType::Integer).multiple();
+const LEASE: ArgSpec = ArgSpec::block(
+    c"lease",
+    c"LEASE",
+    &[
+        ArgSpec::required(c"id", ArgType::Integer),
+        ArgSpec::required(c"at", ArgType::Integer),
+    ],
+)
+.multiple();
 const SINCE: &CStr = c"0.2.0";
 
 /// ID pools stored (copies included).
@@ -606,11 +607,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             fires: "`idpool.create`",
             replica: None,
         }),
-        args: &[
-            KEY,
-            ArgSpec::required(c"max", ArgType::Integer),
-            TTL_ARG,
-        ],
+        args: &[KEY, ArgSpec::required(c"max", ArgType::Integer), TTL],
     },
     CommandSpec {
         name: c"idpool.next",
@@ -632,8 +629,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[
             KEY,
-            TTL_ARG,
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+            TTL,
+            WAIT,
         ],
     },
     CommandSpec {

@@ -31,9 +31,9 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
-use crate::common::args::{parse_options, OptSpec};
+use crate::common::args::parse_options;
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, EX, LEASE, PX, READS_FIRST, UPDATES_FIRST,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -46,9 +46,6 @@ use crate::common::time;
 use crate::common::wait::{self, Cause, Event, Offer, Waitable, Waits};
 use crate::entry;
 use errors::ErrorText;
-
-const PX: OptSpec = OptSpec::valued("PX");
-const EX: OptSpec = OptSpec::valued("EX");
 
 /// A positive integer argument, else `error`.
 fn positive(arg: &Arg, error: &ErrorText) -> Result<i64, RedisError> {
@@ -257,14 +254,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[
             KEY,
             ArgSpec::required(c"count", ArgType::Integer),
-            ArgSpec::one_of(
-                c"lifetime",
-                &[
-                    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-                    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-                ],
-            )
-            .optional(),
+            ArgSpec::one_of(c"lifetime", LEASE).optional(),
         ],
     },
     CommandSpec {

@@ -30,10 +30,10 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisValue};
 
-use crate::common::args::{parse_options, single, token, OptSpec};
+use crate::common::args::{parse_options, single, token};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, LEASE, UPDATED,
-    UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, ADD, EX, FENCE, LEASE,
+    NX, PX, UPDATED, UPDATES_FIRST, WAIT,
 };
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -45,13 +45,6 @@ use crate::common::stats::Stat;
 use crate::common::time::{self, ttl_ms};
 use crate::common::wait::{self, Cause, Event, Offer, Take, Waitable, Waits};
 use crate::entry;
-
-const PX: OptSpec = OptSpec::valued("PX");
-const EX: OptSpec = OptSpec::valued("EX");
-const WAIT: OptSpec = OptSpec::valued("WAIT");
-const FENCE: OptSpec = OptSpec::valued("FENCE");
-const ADD: OptSpec = OptSpec::flag("ADD");
-const NX: OptSpec = OptSpec::flag("NX");
 
 /// The most keys one call of `LOCK.MACQUIRE`, `LOCK.MRELEASEIF` or
 /// `LOCK.MEXTEND` names.
@@ -633,10 +626,7 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
     UPDATES_FIRST,
     KeySpec {
         flags: UPDATED,
-        begin: BeginSearch::Keyword {
-            keyword: c"FENCE",
-            from: 3,
-        },
+        begin: BeginSearch::after(&FENCE, 3),
         find: FindKeys::One,
     },
 ];
@@ -724,9 +714,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE).optional(),
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
-            ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1)),
-            ArgSpec::flag(c"nx", c"NX"),
+            WAIT,
+            FENCE,
+            NX.optional(),
         ],
     },
     CommandSpec {
@@ -770,7 +760,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"key", 0),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE),
-            ArgSpec::flag(c"add", c"ADD"),
+            ADD,
         ],
     },
     CommandSpec {
@@ -796,8 +786,8 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"key", 0).multiple(),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE).optional(),
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
-            ArgSpec::flag(c"nx", c"NX"),
+            WAIT,
+            NX.optional(),
         ],
     },
     CommandSpec {
@@ -844,7 +834,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::key(c"key", 0).multiple(),
             ArgSpec::required(c"token", ArgType::String),
             ArgSpec::one_of(c"lease", LEASE),
-            ArgSpec::flag(c"add", c"ADD"),
+            ADD,
         ],
     },
 ];

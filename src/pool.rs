@@ -33,9 +33,9 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::Pool;
-use crate::common::args::{groups, nonempty, parse_options, single, OptSpec};
+use crate::common::args::{groups, nonempty, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, LEASE, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, EX, LEASE, PX, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -62,9 +62,6 @@ pub static RESOURCE_POOL_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<Pool>(),
 );
 
-const PX: OptSpec = OptSpec::valued("PX");
-const EX: OptSpec = OptSpec::valued("EX");
-const WAIT: OptSpec = OptSpec::valued("WAIT");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
 
 /// The server's clock, in Unix milliseconds.
@@ -454,14 +451,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             .with(&[&"POOL.APPLY", &"POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW"]));
     }
     let mut parsed = Vec::new();
-    let shapes = [
-        OptSpec::valued("FREE"),
-        OptSpec {
-            token: "HOLD",
-            values: 3,
-        },
-    ];
-    for group in groups(changes, &shapes)? {
+    for group in groups(changes, &[FREE, HOLD])? {
         parsed.push(match group {
             (0, [resource]) => Change::Free(resource.as_bytes()),
             (_, [resource, owner_arg, at]) => Change::Hold(
@@ -594,6 +584,15 @@ const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const RESOURCE: ArgSpec = ArgSpec::required(c"resource", ArgType::String);
 const OWNER: ArgSpec = ArgSpec::required(c"owner", ArgType::String);
+/// The changes of a `POOL.APPLY`, in the order [`apply`] reads them: `FREE
+/// resource`, `HOLD resource owner at`.
+const FREE: ArgSpec = ArgSpec::option(c"free", c"FREE", ArgType::String).multiple();
+const HOLD: ArgSpec = ArgSpec::block(
+    c"hold",
+    c"HOLD",
+    &[RESOURCE, OWNER, ArgSpec::required(c"at", ArgType::Integer)],
+)
+.multiple();
 const SINCE: &CStr = c"0.3.0";
 
 /// Resource pools stored (copies included).
@@ -684,7 +683,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             KEY,
             OWNER,
             ArgSpec::one_of(c"lease", LEASE).optional(),
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+            WAIT,
         ],
     },
     CommandSpec {

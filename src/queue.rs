@@ -38,6 +38,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context, RedisError, RedisValue};
 
+use crate::common::args::is_option;
 use crate::common::command::{ArgSpec, ArgType, CommandSpec, Events, KeySpec, UPDATES_FIRST};
 use crate::common::family::FamilySpec;
 use crate::common::ffi::args::Arg;
@@ -73,8 +74,8 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
         _ => return Err(errors::QUEUE_MAXLEN.error()),
     };
     let mode = match mode.as_bytes() {
-        m if m.eq_ignore_ascii_case(b"REFUSE") => Mode::Refuse,
-        m if m.eq_ignore_ascii_case(b"EVICT") => Mode::Evict,
+        m if is_option(m, &REFUSE) => Mode::Refuse,
+        m if is_option(m, &EVICT) => Mode::Evict,
         _ => return Err(errors::SYNTAX.error()),
     };
     let mut key = Key::write(ctx, *name);
@@ -134,16 +135,12 @@ fn push<'a>(ctx: &'a Context, args: &'a [Arg<'a>], end: End) -> Replied<'a> {
 // put a command call on this path.
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const SINCE: &CStr = c"0.6.0";
+const REFUSE: ArgSpec = ArgSpec::keyword(c"refuse", c"REFUSE");
+const EVICT: ArgSpec = ArgSpec::keyword(c"evict", c"EVICT");
 const ARGS: &[ArgSpec] = &[
     ArgSpec::key(c"key", 0),
     ArgSpec::required(c"maxlen", ArgType::Integer),
-    ArgSpec::one_of(
-        c"mode",
-        &[
-            ArgSpec::keyword(c"refuse", c"REFUSE"),
-            ArgSpec::keyword(c"evict", c"EVICT"),
-        ],
-    ),
+    ArgSpec::one_of(c"mode", &[REFUSE, EVICT]),
     ArgSpec::required(c"item", ArgType::String).multiple(),
 ];
 const COMPLEXITY: &CStr = c"O(N + E) for the N items given and the E items evicted";

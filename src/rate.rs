@@ -36,9 +36,9 @@ use std::ffi::CStr;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
-use crate::common::args::{parse_options, single, OptSpec};
+use crate::common::args::{parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::config::Setting;
 use crate::common::family::FamilySpec;
@@ -131,11 +131,11 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 rest = more;
                 first = false;
             }
-            [token, max, period, more @ ..] if token.is("AND") => {
+            [token, max, period, more @ ..] if token.is(&AND) => {
                 call.push(*max, *period)?;
                 rest = more;
             }
-            [token, burst, more @ ..] if token.is("BURST") => {
+            [token, burst, more @ ..] if token.is(&BURST) => {
                 let index = call.count.checked_sub(1).ok_or(errors::SYNTAX.error())?;
                 let given = burst_given.get_mut(index).ok_or(errors::SYNTAX.error())?;
                 if std::mem::replace(given, true) {
@@ -145,15 +145,15 @@ fn parse(args: &[Arg]) -> Result<Call, RedisError> {
                 limit.burst = integer(*burst, "burst", MAX_COUNT)?;
                 rest = more;
             }
-            [token, cost, more @ ..] if token.is("COST") && call.cost == 0 => {
+            [token, cost, more @ ..] if token.is(&COST) && call.cost == 0 => {
                 call.cost = integer(*cost, "cost", MAX_COUNT)?;
                 rest = more;
             }
-            [token, more @ ..] if token.is("SLIDING") && !call.sliding => {
+            [token, more @ ..] if token.is(&SLIDING) && !call.sliding => {
                 call.sliding = true;
                 rest = more;
             }
-            [token, more @ ..] if token.is("WITHREFILL") && !call.refill => {
+            [token, more @ ..] if token.is(&WITHREFILL) && !call.refill => {
                 call.refill = true;
                 rest = more;
             }
@@ -510,14 +510,6 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     Ok(RedisValue::SimpleStringStatic("OK").into())
 }
 
-const COST: OptSpec = OptSpec::valued("COST");
-const MAX: OptSpec = OptSpec::valued("MAX");
-const BLOCK: OptSpec = OptSpec::valued("BLOCK");
-const EXTEND: OptSpec = OptSpec::flag("EXTEND");
-const BACKOFF: OptSpec = OptSpec::flag("BACKOFF");
-const RENEW: OptSpec = OptSpec::flag("RENEW");
-const WAIT: OptSpec = OptSpec::valued("WAIT");
-
 /// An integer `least..=most`, else `ERR <what> must be an integer between …`.
 fn ranged(arg: Arg, what: &str, least: i64, most: i64) -> Result<i64, RedisError> {
     match arg.to_i64() {
@@ -791,25 +783,26 @@ pub static FIXED_WAIT_STATS: WaitStats = WaitStats::new(
 const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const PERIOD: ArgSpec = ArgSpec::required(c"period", ArgType::Integer);
+/// `COST cost`: how much an action takes (`RATE.LIMIT`, `RATE.PEEK`,
+/// `RATE.FIXED`).
+const COST: ArgSpec = ArgSpec::option(c"cost", c"COST", ArgType::Integer);
+/// One limit of `RATE.LIMIT`: `max period [BURST burst]`.
+const LIMIT_MAX: ArgSpec = ArgSpec::required(c"max", ArgType::Integer);
+const BURST: ArgSpec = ArgSpec::option(c"burst", c"BURST", ArgType::Integer);
+const AND: ArgSpec = ArgSpec::block(c"and", c"AND", &[LIMIT_MAX, PERIOD, BURST]).multiple();
+const SLIDING: ArgSpec = ArgSpec::flag(c"sliding", c"SLIDING");
+const WITHREFILL: ArgSpec = ArgSpec::flag(c"withrefill", c"WITHREFILL");
 const LIMIT_ARGS: &[ArgSpec] = &[
-    KEY,
-    ArgSpec::required(c"max", ArgType::Integer),
-    ArgSpec::required(c"period", ArgType::Integer),
-    ArgSpec::option(c"burst", c"BURST", ArgType::Integer),
-    ArgSpec::block(
-        c"and",
-        c"AND",
-        &[
-            ArgSpec::required(c"max", ArgType::Integer),
-            ArgSpec::required(c"period", ArgType::Integer),
-            ArgSpec::option(c"burst", c"BURST", ArgType::Integer),
-        ],
-    )
-    .multiple(),
-    ArgSpec::option(c"cost", c"COST", ArgType::Integer),
-    ArgSpec::flag(c"sliding", c"SLIDING"),
-    ArgSpec::flag(c"withrefill", c"WITHREFILL"),
+    KEY, LIMIT_MAX, PERIOD, BURST, AND, COST, SLIDING, WITHREFILL,
 ];
+/// `RATE.FIXED`'s options: `MAX max [BLOCK ms | EXTEND | BACKOFF]`,
+/// `RENEW`.
+const MAX: ArgSpec = ArgSpec::option(c"max", c"MAX", ArgType::Integer);
+const BLOCK: ArgSpec = ArgSpec::tokened(c"block", c"BLOCK", ArgType::Integer);
+const EXTEND: ArgSpec = ArgSpec::keyword(c"extend", c"EXTEND");
+const BACKOFF: ArgSpec = ArgSpec::keyword(c"backoff", c"BACKOFF");
+const RENEW: ArgSpec = ArgSpec::flag(c"renew", c"RENEW");
 const LIMIT_COMPLEXITY: &std::ffi::CStr =
     c"O(L) for L limits with GCRA; O(L + N) with SLIDING, N the actions recorded in the longest period";
 
@@ -855,20 +848,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[
             KEY,
-            ArgSpec::required(c"period", ArgType::Integer),
-            ArgSpec::option(c"cost", c"COST", ArgType::Integer),
-            ArgSpec::option(c"max", c"MAX", ArgType::Integer),
-            ArgSpec::one_of(
-                c"over",
-                &[
-                    ArgSpec::tokened(c"block", c"BLOCK", ArgType::Integer),
-                    ArgSpec::keyword(c"extend", c"EXTEND"),
-                    ArgSpec::keyword(c"backoff", c"BACKOFF"),
-                ],
-            )
-            .optional(),
-            ArgSpec::flag(c"renew", c"RENEW"),
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
+            PERIOD,
+            COST,
+            MAX,
+            ArgSpec::one_of(c"over", &[BLOCK, EXTEND, BACKOFF]).optional(),
+            RENEW,
+            WAIT,
         ],
     },
     CommandSpec {

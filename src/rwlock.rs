@@ -36,10 +36,10 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Decision, Mode, RwLock};
-use crate::common::args::{groups, parse_options, single, token, OptSpec};
+use crate::common::args::{groups, parse_options, single, token};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, LEASE, READS_FIRST,
-    UPDATED, UPDATES_FIRST,
+    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, ADD, EX, FENCE, LEASE,
+    PX, READS_FIRST, UPDATED, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -67,11 +67,6 @@ pub static RWLOCK_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<RwLock>(),
 );
 
-const PX: OptSpec = OptSpec::valued("PX");
-const EX: OptSpec = OptSpec::valued("EX");
-const WAIT: OptSpec = OptSpec::valued("WAIT");
-const FENCE: OptSpec = OptSpec::valued("FENCE");
-const ADD: OptSpec = OptSpec::flag("ADD");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
 /// The name errors give `RWLOCK.EXTEND`.
 const EXTEND: &str = "rwlock.extend";
@@ -85,9 +80,9 @@ fn now() -> u64 {
 
 /// `READ` or `WRITE`, in any case.
 fn mode(arg: &Arg) -> Result<Mode, RedisError> {
-    if arg.is("READ") {
+    if arg.is(&READ) {
         Ok(Mode::Read)
-    } else if arg.is("WRITE") {
+    } else if arg.is(&WRITE) {
         Ok(Mode::Write)
     } else {
         Err(errors::SYNTAX.error())
@@ -543,19 +538,8 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             &"RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND",
         ]));
     }
-    let shapes = [
-        OptSpec::valued("DROP"),
-        OptSpec {
-            token: "READ",
-            values: 2,
-        },
-        OptSpec {
-            token: "WRITE",
-            values: 2,
-        },
-    ];
     let mut parsed = Vec::new();
-    for group in groups(changes, &shapes)? {
+    for group in groups(changes, CHANGES)? {
         parsed.push(match group {
             (0, [held]) => Change::Drop(held.as_bytes()),
             (shape, [held, at]) => Change::Hold(
@@ -671,10 +655,7 @@ const ACQUIRE_KEYS: &[KeySpec] = &[
     UPDATES_FIRST,
     KeySpec {
         flags: UPDATED,
-        begin: BeginSearch::Keyword {
-            keyword: c"FENCE",
-            from: 4,
-        },
+        begin: BeginSearch::after(&FENCE, 4),
         find: FindKeys::One,
     },
 ];
@@ -682,12 +663,16 @@ const WRITE_KEY: &[KeySpec] = &[UPDATES_FIRST];
 const READ_KEY: &[KeySpec] = &[READS_FIRST];
 const KEY: ArgSpec = ArgSpec::key(c"key", 0);
 const TOKEN: ArgSpec = ArgSpec::required(c"token", ArgType::String);
-const MODES: &[ArgSpec] = &[
-    ArgSpec::keyword(c"read", c"READ"),
-    ArgSpec::keyword(c"write", c"WRITE"),
-];
+const READ: ArgSpec = ArgSpec::keyword(c"read", c"READ");
+const WRITE: ArgSpec = ArgSpec::keyword(c"write", c"WRITE");
+const MODES: &[ArgSpec] = &[READ, WRITE];
 /// A holder as `RWLOCK.APPLY` carries it: its token and lease end.
 const HOLDER: &[ArgSpec] = &[TOKEN, ArgSpec::required(c"at", ArgType::Integer)];
+/// The changes of an `RWLOCK.APPLY`, in the order [`apply`] reads them.
+const DROP: ArgSpec = ArgSpec::option(c"drop", c"DROP", ArgType::String).multiple();
+const HOLD_READ: ArgSpec = ArgSpec::block(c"read", c"READ", HOLDER).multiple();
+const HOLD_WRITE: ArgSpec = ArgSpec::block(c"write", c"WRITE", HOLDER).multiple();
+const CHANGES: &[ArgSpec] = &[DROP, HOLD_READ, HOLD_WRITE];
 const SINCE: &CStr = c"0.5.0";
 
 /// Readers-writer locks stored (copies included).
@@ -755,8 +740,8 @@ pub const COMMANDS: &[CommandSpec] = &[
             ArgSpec::one_of(c"mode", MODES),
             TOKEN,
             ArgSpec::one_of(c"lease", LEASE).optional(),
-            ArgSpec::option(c"wait", c"WAIT", ArgType::Integer),
-            ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1)),
+            WAIT,
+            FENCE,
         ],
     },
     CommandSpec {
@@ -798,7 +783,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             KEY,
             TOKEN,
             ArgSpec::one_of(c"lease", LEASE),
-            ArgSpec::flag(c"add", c"ADD"),
+            ADD,
         ],
     },
     CommandSpec {
@@ -831,11 +816,6 @@ pub const COMMANDS: &[CommandSpec] = &[
                 granted) was applied. Internal: only the replication stream and an AOF load \
                 send it.",
         events: None,
-        args: &[
-            KEY,
-            ArgSpec::option(c"drop", c"DROP", ArgType::String).multiple(),
-            ArgSpec::block(c"read", c"READ", HOLDER).multiple(),
-            ArgSpec::block(c"write", c"WRITE", HOLDER).multiple(),
-        ],
+        args: &[KEY, DROP, HOLD_READ, HOLD_WRITE],
     },
 ];

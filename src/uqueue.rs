@@ -30,9 +30,9 @@ use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisError, RedisValue};
 
 use self::core::{Queue, MAX_ITEMS};
-use crate::common::args::{parse_options, single, OptSpec};
+use crate::common::args::{parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST,
+    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -56,7 +56,6 @@ pub static UNIQUE_QUEUE_TYPE: RedisType = RedisType::new(
     ffi::datatype::methods::<Queue>(),
 );
 
-const WAIT: OptSpec = OptSpec::valued("WAIT");
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE as c_int;
 
 /// Items per `UQUEUE.INSERT` of an AOF rewrite.
@@ -445,7 +444,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             fires: "`uqueue.rotate`",
             replica: None,
         }),
-        args: &[KEY, ArgSpec::option(c"wait", c"WAIT", ArgType::Integer)],
+        args: &[KEY, WAIT],
     },
     CommandSpec {
         name: c"uqueue.front",

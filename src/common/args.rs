@@ -1,20 +1,25 @@
 //! Argument parsing with Redis's rules: integers are strict base-10 (as
 //! `string2ll`: no sign `+`, no leading zeros, no spaces), option tokens are
 //! case-insensitive, may come in any order after the required arguments, and
-//! may each appear once.
+//! may each appear once. Options are read from the [`ArgSpec`]s that
+//! `COMMAND DOCS` shows: declared once, for both.
 
 #![forbid(unsafe_code)]
 
+use std::ffi::CStr;
+
 use redis_module::RedisError;
 
+use super::command::ArgSpec;
 use super::errors;
 use super::ffi::args::Arg;
 
 /// What commands ask of an argument.
 impl Arg<'_> {
-    /// Case-insensitive comparison with an option token (upper case).
-    pub fn is(&self, token: &str) -> bool {
-        is_token(self.as_bytes(), token)
+    /// Whether this is `option`'s token, in any case.
+    #[inline]
+    pub fn is(&self, option: &ArgSpec) -> bool {
+        is_option(self.as_bytes(), option)
     }
 
     #[inline]
@@ -24,20 +29,29 @@ impl Arg<'_> {
 }
 
 /// Whether `bytes` is `token`, an upper-case ASCII word (as every option
-/// token is), in any case. One pass, no case folding of the token: the
-/// standard library's `eq_ignore_ascii_case` folds both sides and cost a
-/// hint's parse about 100 instructions for `COUNT`.
+/// token is: [`ArgSpec`] refuses another when compiled), in any case. One
+/// pass, no case folding of the token: the standard library's
+/// `eq_ignore_ascii_case` folds both sides and cost a hint's parse about 100
+/// instructions for `COUNT`.
 #[inline]
-fn is_token(bytes: &[u8], token: &str) -> bool {
+pub fn is_token(bytes: &[u8], token: &CStr) -> bool {
+    let token = token.to_bytes();
     debug_assert!(
-        !token.bytes().any(|byte| byte.is_ascii_lowercase()),
-        "{token}"
+        !token.iter().any(|byte| byte.is_ascii_lowercase()),
+        "{token:?}"
     );
     bytes.len() == token.len()
         && bytes
             .iter()
-            .zip(token.as_bytes())
+            .zip(token)
             .all(|(byte, want)| byte.to_ascii_uppercase() == *want)
+}
+
+/// Whether `bytes` (an argument's, read once for several options) is
+/// `option`'s token, in any case.
+#[inline]
+pub fn is_option(bytes: &[u8], option: &ArgSpec) -> bool {
+    option.token.is_some_and(|token| is_token(bytes, token))
 }
 
 /// A token or owner as the commands take it: any bytes but none, else
@@ -85,46 +99,12 @@ pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
     }
 }
 
-/// An option a command accepts after its required arguments: its token and how
-/// many values follow it.
-pub struct OptSpec {
-    pub token: &'static str,
-    pub values: usize,
-}
-
-impl OptSpec {
-    /// A `TOKEN value` option.
-    pub const fn valued(token: &'static str) -> Self {
-        Self::new(token, 1)
-    }
-
-    /// A `TOKEN` alone.
-    pub const fn flag(token: &'static str) -> Self {
-        Self::new(token, 0)
-    }
-
-    /// Refuses, when compiled, a token that is not upper case (see
-    /// [`is_token`]).
-    const fn new(token: &'static str, values: usize) -> Self {
-        let bytes = token.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            assert!(
-                !bytes[at].is_ascii_lowercase(),
-                "option tokens are upper case"
-            );
-            at += 1;
-        }
-        Self { token, values }
-    }
-}
-
 /// Splits `args` into repeatable groups, each one of `shapes`' tokens and the
 /// words it takes (`FREE id`, `LEASE id at`): the index of its shape and its
 /// words, in order. Anything else is `ERR syntax error`.
 pub fn groups<'a>(
     args: &'a [Arg<'a>],
-    shapes: &[OptSpec],
+    shapes: &[ArgSpec],
 ) -> Result<Vec<(usize, &'a [Arg<'a>])>, RedisError> {
     let mut found = Vec::new();
     let mut rest = args;
@@ -133,25 +113,30 @@ pub fn groups<'a>(
         let (shape, spec) = shapes
             .iter()
             .enumerate()
-            .find(|(_, spec)| is_token(token, spec.token))
+            .find(|(_, spec)| is_option(token, spec))
             .ok_or(errors::SYNTAX.error())?;
-        if after.len() < spec.values {
+        if after.len() < spec.values() {
             return Err(errors::SYNTAX.error());
         }
-        let (words, more) = after.split_at(spec.values);
+        let (words, more) = after.split_at(spec.values());
         found.push((shape, words));
         rest = more;
     }
     Ok(found)
 }
 
-/// Splits the trailing options of a command. Returns, for each spec in order,
-/// the values that followed its token, or `None` when it was absent. An
-/// unknown token, a repeated one or a missing value is `ERR syntax error`.
-#[inline(always)] // with the specs constant, the token comparisons fold (about 100 instructions a hint)
+/// Splits the trailing options of a command: `specs` are options of its
+/// `COMMAND DOCS` arguments (each one's token, then [`ArgSpec::values`]
+/// words; the choices of a one-of each on its own, the caller refusing two).
+/// Returns, for each spec in order, the values that followed its token, or
+/// `None` when it was absent. An unknown token, a repeated one or a missing
+/// value is `ERR syntax error`.
+// Inlined: with the specs constant, the token comparisons fold (about 100
+// instructions a hint).
+#[inline(always)]
 pub fn parse_options<'a, const N: usize>(
     rest: &'a [Arg<'a>],
-    specs: &[OptSpec; N],
+    specs: &[ArgSpec; N],
 ) -> Result<[Option<&'a [Arg<'a>]>; N], RedisError> {
     let mut found: [Option<&'a [Arg<'a>]>; N] = [None; N];
     let mut at = 0;
@@ -159,17 +144,17 @@ pub fn parse_options<'a, const N: usize>(
         let token = token.as_bytes();
         let index = specs
             .iter()
-            .position(|spec| is_token(token, spec.token))
+            .position(|spec| is_option(token, spec))
             .ok_or(errors::SYNTAX.error())?;
         let spec = &specs[index];
         let values = rest
-            .get(at + 1..at + 1 + spec.values)
+            .get(at + 1..at + 1 + spec.values())
             .ok_or(errors::SYNTAX.error())?;
         let slot = found.get_mut(index).ok_or(errors::SYNTAX.error())?;
         if slot.replace(values).is_some() {
             return Err(errors::SYNTAX.error());
         }
-        at += 1 + spec.values;
+        at += 1 + spec.values();
     }
     Ok(found)
 }
@@ -186,7 +171,7 @@ mod tests {
     #[test]
     fn tokens_match_in_any_case_and_nothing_else() {
         for yes in ["COUNT", "count", "Count", "cOUNT"] {
-            assert!(is_token(yes.as_bytes(), "COUNT"), "{yes}");
+            assert!(is_token(yes.as_bytes(), c"COUNT"), "{yes}");
         }
         for no in [
             "COUN",
@@ -197,12 +182,12 @@ mod tests {
             "cou\u{17f}t",
             "COUNt\0",
         ] {
-            assert!(!is_token(no.as_bytes(), "COUNT"), "{no:?}");
+            assert!(!is_token(no.as_bytes(), c"COUNT"), "{no:?}");
         }
         // Only letters fold: not the bytes 0x20 apart from other marks.
-        assert!(!is_token(b"\r", "-"));
-        assert!(!is_token(b"{", "["));
-        assert!(is_token(b"with-weights_2", "WITH-WEIGHTS_2"));
+        assert!(!is_token(b"\r", c"-"));
+        assert!(!is_token(b"{", c"["));
+        assert!(is_token(b"with-weights_2", c"WITH-WEIGHTS_2"));
     }
 
     #[test]

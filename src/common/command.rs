@@ -11,6 +11,7 @@ use std::os::raw::c_int;
 
 use redis_module::{raw, Context};
 
+use super::args::is_token;
 use super::ffi::args::Arg;
 use super::reply::Replied;
 
@@ -38,6 +39,17 @@ pub enum BeginSearch {
     /// Right after the first argument equal to `keyword`, searching from argv
     /// index `from` (e.g. `FENCE fencekey`); absent keyword, no key.
     Keyword { keyword: &'static CStr, from: i32 },
+}
+
+impl BeginSearch {
+    /// Right after `option`'s token (e.g. `FENCE fencekey`), searching from
+    /// argv index `from`.
+    pub const fn after(option: &ArgSpec, from: i32) -> Self {
+        match option.token {
+            Some(keyword) => Self::Keyword { keyword, from },
+            None => panic!("a key found by keyword follows a token"),
+        }
+    }
 }
 
 /// Whether a command's keys move with its arguments: a key found by keyword,
@@ -76,12 +88,27 @@ pub enum FindKeys {
 pub const UPDATED: u32 =
     raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
 
+// ---- Arguments several families take, declared once ----------------------
+// Each is what `COMMAND DOCS` shows and what `args::parse_options` reads.
+
+/// `PX milliseconds`: one choice of a lease or a lifetime.
+pub const PX: ArgSpec = ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer);
+/// `EX seconds`: the other.
+pub const EX: ArgSpec = ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer);
 /// A lease as the commands that hold something take it: `PX milliseconds |
 /// EX seconds` (parsed by `time::lease`).
-pub const LEASE: &[ArgSpec] = &[
-    ArgSpec::tokened(c"milliseconds", c"PX", ArgType::Integer),
-    ArgSpec::tokened(c"seconds", c"EX", ArgType::Integer),
-];
+pub const LEASE: &[ArgSpec] = &[PX, EX];
+/// `WAIT ms`: how long a command may wait (parsed by `wait::parse_wait`).
+pub const WAIT: ArgSpec = ArgSpec::option(c"wait", c"WAIT", ArgType::Integer);
+/// `COUNT count`: how many.
+pub const COUNT: ArgSpec = ArgSpec::option(c"count", c"COUNT", ArgType::Integer);
+/// `FENCE fencekey`: the counter of fencing tokens, the command's second key.
+pub const FENCE: ArgSpec = ArgSpec::option(c"fencekey", c"FENCE", ArgType::Key(1));
+/// `ADD`: a lease extended from its current end rather than from now.
+pub const ADD: ArgSpec = ArgSpec::flag(c"add", c"ADD");
+/// `NX`: only where nothing is yet (required: one choice of a
+/// [`ArgType::OneOf`], or [`ArgSpec::optional`] alone).
+pub const NX: ArgSpec = ArgSpec::keyword(c"nx", c"NX");
 
 /// The first argument, a key read and changed in place.
 pub const UPDATES_FIRST: KeySpec = KeySpec {
@@ -113,12 +140,11 @@ impl KeySpec {
         let begin = match self.begin {
             BeginSearch::Index(at) => usize::try_from(at).ok(),
             BeginSearch::Keyword { keyword, from } => {
-                let keyword = keyword.to_str().unwrap_or_default();
                 let from = usize::try_from(from).unwrap_or(usize::MAX);
                 args.iter()
                     .enumerate()
                     .skip(from)
-                    .find(|(_, arg)| arg.is(keyword))
+                    .find(|(_, arg)| is_token(arg.as_bytes(), keyword))
                     .map(|(at, _)| at + 1)
             }
         };
@@ -159,7 +185,9 @@ pub enum ArgType {
     PureToken,
 }
 
-/// One argument as `COMMAND DOCS` shows it.
+/// One argument as `COMMAND DOCS` shows it and, for an option (one with a
+/// token), as `args::parse_options` reads it: the token, then as many values
+/// as [`ArgSpec::values`] says.
 pub struct ArgSpec {
     pub name: &'static CStr,
     pub kind: ArgType,
@@ -170,6 +198,16 @@ pub struct ArgSpec {
 }
 
 impl ArgSpec {
+    /// How many words follow the token of this option: none for a token
+    /// alone, a block's parts, else one.
+    pub const fn values(&self) -> usize {
+        match self.kind {
+            ArgType::PureToken => 0,
+            ArgType::Block(parts) => parts.len(),
+            _ => 1,
+        }
+    }
+
     pub const fn key(name: &'static CStr, spec: i32) -> Self {
         Self {
             name,
@@ -193,7 +231,7 @@ impl ArgSpec {
         Self {
             name,
             kind,
-            token: Some(token),
+            token: Some(upper_case(token)),
             optional: true,
             multiple: false,
         }
@@ -203,7 +241,7 @@ impl ArgSpec {
         Self {
             name,
             kind,
-            token: Some(token),
+            token: Some(upper_case(token)),
             optional: false,
             multiple: false,
         }
@@ -213,7 +251,7 @@ impl ArgSpec {
         Self {
             name,
             kind: ArgType::PureToken,
-            token: Some(token),
+            token: Some(upper_case(token)),
             optional: true,
             multiple: false,
         }
@@ -235,7 +273,7 @@ impl ArgSpec {
         Self {
             name,
             kind: ArgType::Block(parts),
-            token: Some(token),
+            token: Some(upper_case(token)),
             optional: true,
             multiple: false,
         }
@@ -257,7 +295,6 @@ impl ArgSpec {
             ..self
         }
     }
-    /// Exactly one of `choices`.
     /// One of `choices`, required (see [`ArgSpec::optional`]).
     pub const fn one_of(name: &'static CStr, choices: &'static [ArgSpec]) -> Self {
         Self {
@@ -276,6 +313,21 @@ impl ArgSpec {
             ..self
         }
     }
+}
+
+/// Refuses, when compiled, a token that is not upper case: `args::is_token`
+/// folds only the argument's case.
+const fn upper_case(token: &'static CStr) -> &'static CStr {
+    let bytes = token.to_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        assert!(
+            !bytes[at].is_ascii_lowercase(),
+            "option tokens are upper case"
+        );
+        at += 1;
+    }
+    token
 }
 
 /// Everything the server is told about one command.
@@ -309,4 +361,31 @@ pub struct CommandSpec {
 pub struct Events {
     pub fires: &'static str,
     pub replica: Option<&'static str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_option_takes_the_words_its_kind_says() {
+        assert_eq!(ADD.values(), 0);
+        assert_eq!(NX.values(), 0);
+        assert_eq!(PX.values(), 1);
+        assert_eq!(WAIT.values(), 1);
+        assert_eq!(FENCE.values(), 1);
+        const PAIR: ArgSpec = ArgSpec::block(
+            c"pair",
+            c"PAIR",
+            &[
+                ArgSpec::required(c"a", ArgType::Integer),
+                ArgSpec::required(c"b", ArgType::Integer),
+            ],
+        );
+        assert_eq!(PAIR.values(), 2);
+        assert!(matches!(
+            BeginSearch::after(&FENCE, 3),
+            BeginSearch::Keyword { keyword, from: 3 } if keyword == c"FENCE"
+        ));
+    }
 }
