@@ -454,8 +454,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
-        name: c"article.create",
-        entry: entry!(create, CREATE_KEYS),
+        entry: entry!(c"article.create", create, CREATE_KEYS),
         flags: c"write deny-oom",
         acl_categories: c"write hash",
         arity: -5,
@@ -477,8 +476,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"article.get",
-        entry: entry!(get, READ_ARTICLE),
+        entry: entry!(c"article.get", get, READ_ARTICLE),
         flags: c"readonly",
         acl_categories: c"read hash",
         arity: -2,
@@ -494,8 +492,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY, JSON],
     },
     CommandSpec {
-        name: c"article.update",
-        entry: entry!(update, WRITE_ARTICLE),
+        entry: entry!(c"article.update", update, WRITE_ARTICLE),
         flags: c"write deny-oom",
         acl_categories: c"write hash",
         arity: -4,
@@ -516,8 +513,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"article.setslug",
-        entry: entry!(set_slug, SETSLUG_KEYS),
+        entry: entry!(c"article.setslug", set_slug, SETSLUG_KEYS),
         flags: c"write deny-oom",
         acl_categories: c"write hash",
         arity: 4,
@@ -537,8 +533,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"article.byslug",
-        entry: entry!(by_slug, READ_ARTICLE),
+        entry: entry!(c"article.byslug", by_slug, READ_ARTICLE),
         flags: c"readonly fast",
         acl_categories: c"read hash fast",
         arity: 3,
@@ -551,8 +546,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[ArgSpec::key(c"slugkey", 0), SLUG_ARG],
     },
     CommandSpec {
-        name: c"article.view",
-        entry: entry!(view, WRITE_ARTICLE),
+        entry: entry!(c"article.view", view, WRITE_ARTICLE),
         flags: c"write deny-oom fast",
         acl_categories: c"write hash fast",
         arity: 2,
@@ -568,8 +562,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"article.delete",
-        entry: entry!(delete, DELETE_KEYS),
+        entry: entry!(c"article.delete", delete, DELETE_KEYS),
         flags: c"write",
         acl_categories: c"write hash",
         arity: -2,

@@ -144,7 +144,7 @@ fn is_time_token(arg: &Arg) -> bool {
 /// When an entry written with `PX ms | EX s | PXAT unix-ms` fades (at most
 /// one of them), and whether the time was relative (so the write is
 /// replicated with `PXAT`).
-fn fade_time(command: &str, options: &[Arg]) -> Result<(Option<i64>, bool), RedisError> {
+fn fade_time(options: &[Arg]) -> Result<(Option<i64>, bool), RedisError> {
     let [px, ex, pxat] = parse_options(options, &[PX, EX, PXAT])?;
     if [px, ex, pxat]
         .iter()
@@ -157,11 +157,11 @@ fn fade_time(command: &str, options: &[Arg]) -> Result<(Option<i64>, bool), Redi
     if let Some(at) = single(pxat) {
         return match at.to_i64()? {
             at if at > 0 => Ok((Some(at), false)),
-            _ => Err(errors::INVALID_EXPIRE.with(&[&command])),
+            _ => Err(errors::INVALID_EXPIRE.error()),
         };
     }
-    match time::lease(command, px, ex)? {
-        Some(ms) => Ok((Some(time::from_now(command, ms)?), true)),
+    match time::lease(px, ex)? {
+        Some(ms) => Ok((Some(time::from_now(ms)?), true)),
         None => Ok((None, false)),
     }
 }
@@ -211,7 +211,7 @@ fn fade(ctx: &Context, key: &mut Key, now: i64, named: &[&[u8]]) -> Result<bool,
     let words: Vec<Word> = std::iter::once(Word::Arg(name))
         .chain(faded.iter().map(|content| Word::Bytes(content)))
         .collect();
-    replicate::effect(ctx, c"AUTOCOMPLETE.REMOVE", &words);
+    replicate::effect(ctx, REMOVE.upper_name(), &words);
     key.written(EVENT_CLASS, c"autocomplete.fade");
     if emptied {
         key.delete();
@@ -256,7 +256,7 @@ fn feed<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         _ => (None, rest),
     };
     let increment = increment_arg.map(weight).transpose()?.unwrap_or(1.0);
-    let (fade_at, relative) = fade_time("autocomplete.feed", options)?;
+    let (fade_at, relative) = fade_time(options)?;
     let now = now_ms();
     let mut key = Key::write(ctx, *name);
     if let Some(suggestions) = key.typed_value::<Suggestions>()? {
@@ -281,7 +281,7 @@ fn feed<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         if let Some(at) = fade_at {
             words.extend([Word::Token(c"PXAT"), Word::Int(at)]);
         }
-        replicate::effect(ctx, c"AUTOCOMPLETE.FEED", &words);
+        replicate::effect(ctx, FEED.upper_name(), &words);
     } else {
         replicate::verbatim(ctx);
     }
@@ -298,7 +298,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let content = content(ctx, content_arg)?;
     let value = weight(weight_arg)?;
-    let (fade_at, relative) = fade_time("autocomplete.set", options)?;
+    let (fade_at, relative) = fade_time(options)?;
     let now = now_ms();
     let mut key = Key::write(ctx, *name);
     let new = match key.typed_value::<Suggestions>()? {
@@ -325,7 +325,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         if let Some(at) = fade_at {
             words.extend([Word::Token(c"PXAT"), Word::Int(at)]);
         }
-        replicate::effect(ctx, c"AUTOCOMPLETE.SET", &words);
+        replicate::effect(ctx, SET.upper_name(), &words);
     } else {
         replicate::verbatim(ctx);
     }
@@ -364,7 +364,7 @@ fn remove<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             let words: Vec<Word> = std::iter::once(Word::Arg(*name))
                 .chain(removed.iter().map(|content| Word::Arg(*content)))
                 .collect();
-            replicate::effect(ctx, c"AUTOCOMPLETE.REMOVE", &words);
+            replicate::effect(ctx, REMOVE.upper_name(), &words);
         } else {
             replicate::verbatim(ctx);
         }
@@ -552,7 +552,7 @@ impl Stored for Suggestions {
             if let Some(at) = fade_at {
                 words.extend([Word::Token(c"PXAT"), Word::Int(at)]);
             }
-            out.emit(c"AUTOCOMPLETE.SET", &words);
+            out.emit(SET.upper_name(), &words);
         }
     }
 
@@ -622,56 +622,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    FEED,
+    SET,
     CommandSpec {
-        name: c"autocomplete.feed",
-        entry: entry!(feed, WRITE_KEY),
-        flags: c"write deny-oom fast",
-        acl_categories: c"write fast",
-        arity: -3,
-        summary: c"Adds to an entry's weight (creating it), optionally with a lifetime after which it fades; returns the new weight",
-        complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
-        since: SINCE,
-        reply: "The entry's weight after adding `increment` (default 1; a new or faded entry \
-                starts from 0): a bulk string as `ZINCRBY` formats it under RESP2, a double \
-                under RESP3.",
-        events: Some(Events {
-            fires: "`autocomplete.feed`; first `autocomplete.fade` when faded entries went, \
-                    `del` if they emptied the key",
-            replica: Some("`autocomplete.feed`; `autocomplete.remove`, `del` for the faded entries"),
-        }),
-        args: &[
-            KEY,
-            CONTENT,
-            ArgSpec::required(c"increment", ArgType::Double).optional(),
-            ArgSpec::one_of(c"lifetime", FADES).optional(),
-        ],
-    },
-    CommandSpec {
-        name: c"autocomplete.set",
-        entry: entry!(set, WRITE_KEY),
-        flags: c"write deny-oom fast",
-        acl_categories: c"write fast",
-        arity: -4,
-        summary: c"Gives an entry an exact weight, optionally with a lifetime; 1 when it is new",
-        complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
-        since: SINCE,
-        reply: "`1` when the entry is new (or had faded); `0` when it had a weight, now \
-                replaced by `weight`.",
-        events: Some(Events {
-            fires: "`autocomplete.set`; first `autocomplete.fade` when faded entries went, \
-                    `del` if they emptied the key",
-            replica: Some("`autocomplete.set`; `autocomplete.remove`, `del` for the faded entries"),
-        }),
-        args: &[
-            KEY,
-            CONTENT,
-            ArgSpec::required(c"weight", ArgType::Double),
-            ArgSpec::one_of(c"lifetime", FADES).optional(),
-        ],
-    },
-    CommandSpec {
-        name: c"autocomplete.hint",
-        entry: entry!(hint, READ_KEY),
+        entry: entry!(c"autocomplete.hint", hint, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: -3,
@@ -691,27 +645,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             WITHWEIGHTS,
         ],
     },
+    REMOVE,
     CommandSpec {
-        name: c"autocomplete.remove",
-        entry: entry!(remove, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: -3,
-        summary: c"Removes entries; returns how many there were",
-        complexity: c"O(N log M) for N entries named and M in the key",
-        since: SINCE,
-        reply: "Integer reply: how many of the named contents had an entry (faded ones not \
-                counted, one named twice counted once), now removed; `0` for a missing key.",
-        events: Some(Events {
-            fires: "`autocomplete.remove` when it removed any, `del` when the key empties; \
-                    first `autocomplete.fade` when faded entries went",
-            replica: Some("`autocomplete.remove`, `del`"),
-        }),
-        args: &[KEY, CONTENT.multiple()],
-    },
-    CommandSpec {
-        name: c"autocomplete.weight",
-        entry: entry!(weight_of, READ_KEY),
+        entry: entry!(c"autocomplete.weight", weight_of, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 3,
@@ -724,8 +660,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY, CONTENT],
     },
     CommandSpec {
-        name: c"autocomplete.card",
-        entry: entry!(card, READ_KEY),
+        entry: entry!(c"autocomplete.card", card, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -738,8 +673,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"autocomplete.info",
-        entry: entry!(info, READ_KEY),
+        entry: entry!(c"autocomplete.info", info, READ_KEY),
         flags: c"readonly",
         acl_categories: c"read",
         arity: 2,
@@ -754,3 +688,68 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
 ];
+
+const FEED: CommandSpec = CommandSpec {
+    entry: entry!(c"autocomplete.feed", feed, WRITE_KEY),
+    flags: c"write deny-oom fast",
+    acl_categories: c"write fast",
+    arity: -3,
+    summary: c"Adds to an entry's weight (creating it), optionally with a lifetime after which it fades; returns the new weight",
+    complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
+    since: SINCE,
+    reply: "The entry's weight after adding `increment` (default 1; a new or faded entry \
+            starts from 0): a bulk string as `ZINCRBY` formats it under RESP2, a double \
+            under RESP3.",
+    events: Some(Events {
+        fires: "`autocomplete.feed`; first `autocomplete.fade` when faded entries went, \
+                `del` if they emptied the key",
+        replica: Some("`autocomplete.feed`; `autocomplete.remove`, `del` for the faded entries"),
+    }),
+    args: &[
+        KEY,
+        CONTENT,
+        ArgSpec::required(c"increment", ArgType::Double).optional(),
+        ArgSpec::one_of(c"lifetime", FADES).optional(),
+    ],
+};
+
+const SET: CommandSpec = CommandSpec {
+    entry: entry!(c"autocomplete.set", set, WRITE_KEY),
+    flags: c"write deny-oom fast",
+    acl_categories: c"write fast",
+    arity: -4,
+    summary: c"Gives an entry an exact weight, optionally with a lifetime; 1 when it is new",
+    complexity: c"O(log M) for M entries, plus O(log M) per faded entry removed",
+    since: SINCE,
+    reply: "`1` when the entry is new (or had faded); `0` when it had a weight, now \
+            replaced by `weight`.",
+    events: Some(Events {
+        fires: "`autocomplete.set`; first `autocomplete.fade` when faded entries went, \
+                `del` if they emptied the key",
+        replica: Some("`autocomplete.set`; `autocomplete.remove`, `del` for the faded entries"),
+    }),
+    args: &[
+        KEY,
+        CONTENT,
+        ArgSpec::required(c"weight", ArgType::Double),
+        ArgSpec::one_of(c"lifetime", FADES).optional(),
+    ],
+};
+
+const REMOVE: CommandSpec = CommandSpec {
+    entry: entry!(c"autocomplete.remove", remove, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: -3,
+    summary: c"Removes entries; returns how many there were",
+    complexity: c"O(N log M) for N entries named and M in the key",
+    since: SINCE,
+    reply: "Integer reply: how many of the named contents had an entry (faded ones not \
+            counted, one named twice counted once), now removed; `0` for a missing key.",
+    events: Some(Events {
+        fires: "`autocomplete.remove` when it removed any, `del` when the key empties; \
+                first `autocomplete.fade` when faded entries went",
+        replica: Some("`autocomplete.remove`, `del`"),
+    }),
+    args: &[KEY, CONTENT.multiple()],
+};

@@ -50,7 +50,7 @@ fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if (ex.is_some() && px.is_some()) || (nx.is_some() && xx.is_some()) {
         return Err(errors::SYNTAX.error());
     }
-    let ttl = ttl_ms("cache.setjson", single(px), single(ex))?;
+    let ttl = ttl_ms(single(px), single(ex))?;
     let minified = minify(document.as_bytes())?;
     let mut key = Key::write(ctx, *name);
     let exists = key.kind() != Kind::Empty;
@@ -65,7 +65,7 @@ fn set_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             replicate::verbatim(ctx);
         }
         Some(ms) => {
-            let at = time::from_now("cache.setjson", ms)?;
+            let at = time::from_now(ms)?;
             key.set_value(&minified, Some(at))?;
             let (name, value) = (Word::Arg(*name), Word::Bytes(&minified));
             replicate::effect(
@@ -124,7 +124,7 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         _ if unit.is(&EX) => (None, Some(*amount)),
         _ => return Err(errors::SYNTAX.error()),
     };
-    let ttl = ttl_ms("cache.hset", px, ex)?.ok_or(errors::SYNTAX.error())?;
+    let ttl = ttl_ms(px, ex)?.ok_or(errors::SYNTAX.error())?;
     // One expiry: a first field named EX or PX reads as a second one.
     if pairs
         .first()
@@ -141,7 +141,7 @@ fn hset<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         Kind::String | Kind::Other => return Err(RedisError::WrongType),
     }
     // Made before anything is written: a time past the largest is an error.
-    let at = time::from_now("cache.hset", ttl)?;
+    let at = time::from_now(ttl)?;
     let mut added = 0;
     let mut words = Vec::with_capacity(1 + pairs.len());
     words.push(Word::Arg(*name));
@@ -193,8 +193,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
-        name: c"cache.setjson",
-        entry: entry!(set_json, WRITE_KEY),
+        entry: entry!(c"cache.setjson", set_json, WRITE_KEY),
         flags: c"write deny-oom",
         acl_categories: c"write string",
         arity: -3,
@@ -216,8 +215,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"cache.getjson",
-        entry: entry!(get_json, READ_KEY),
+        entry: entry!(c"cache.getjson", get_json, READ_KEY),
         flags: c"readonly",
         acl_categories: c"read string",
         arity: -2,
@@ -231,8 +229,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[ArgSpec::key(c"key", 0), FIELD],
     },
     CommandSpec {
-        name: c"cache.hset",
-        entry: entry!(hset, HASH_KEY),
+        entry: entry!(c"cache.hset", hset, HASH_KEY),
         flags: c"write deny-oom",
         acl_categories: c"write hash",
         arity: -6,

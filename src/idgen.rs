@@ -239,8 +239,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
-        name: c"idgen.next",
-        entry: entry!(next, WRITE_KEY),
+        entry: entry!(c"idgen.next", next, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -2,
@@ -262,8 +261,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"idgen.reserve",
-        entry: entry!(reserve, WRITE_KEY),
+        entry: entry!(c"idgen.reserve", reserve, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -3,
@@ -284,8 +282,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"idgen.current",
-        entry: entry!(current, READ_KEY),
+        entry: entry!(c"idgen.current", current, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: -2,
@@ -299,8 +296,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[ArgSpec::key(c"key", 0), FIELD],
     },
     CommandSpec {
-        name: c"idgen.assign",
-        entry: entry!(assign, ASSIGN_KEYS),
+        entry: entry!(c"idgen.assign", assign, ASSIGN_KEYS),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -4,

@@ -31,7 +31,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use self::core::Pool;
 use crate::common::args::{groups, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
+    internal_only, ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -83,16 +83,16 @@ fn parse_id(arg: Arg, max: u32) -> Result<u32, RedisError> {
 
 /// A lease length in milliseconds (`TTL ms`, `ms`): a positive integer,
 /// refused as `SET … PX` refuses it.
-fn parse_ttl(command: &str, arg: Option<Arg>) -> Result<Option<u64>, RedisError> {
-    Ok(ttl_ms(command, arg, None)?.map(|ms| ms as u64))
+fn parse_ttl(arg: Option<Arg>) -> Result<Option<u64>, RedisError> {
+    Ok(ttl_ms(arg, None)?.map(|ms| ms as u64))
 }
 
 /// The absolute end of a lease of `ttl` ms from `now` (never without one).
-fn expiry(command: &str, now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
+fn expiry(now: u64, ttl: Option<u64>) -> Result<u64, RedisError> {
     let ttl = ttl
-        .map(|ttl| i64::try_from(ttl).map_err(|_| errors::INVALID_EXPIRE.with(&[&command])))
+        .map(|ttl| i64::try_from(ttl).map_err(|_| errors::INVALID_EXPIRE.error()))
         .transpose()?;
-    lease::end_after(command, now, ttl)
+    lease::end_after(now, ttl)
 }
 
 /// The pool at `key`; a missing one is an error naming the key, so that a
@@ -155,7 +155,7 @@ fn replicate_effect(
         });
         let mut words = Vec::with_capacity(bounds.len() + 2 * chunk.len() + 3);
         words.extend(bounds.into_iter().chain(frees).chain(leased));
-        replicate::effect(ctx, c"IDPOOL.APPLY", &words);
+        replicate::effect(ctx, APPLY.upper_name(), &words);
         if last {
             break;
         }
@@ -169,7 +169,7 @@ fn create<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let max = parse_max(*max)?;
     let [ttl] = parse_options(options, &[TTL])?;
-    let ttl = parse_ttl("idpool.create", single(ttl))?;
+    let ttl = parse_ttl(single(ttl))?;
     let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
         return Err(errors::KEY_EXISTS.error());
@@ -194,7 +194,7 @@ fn lease_next(
     let name = key.name();
     let pool = existing(key)?;
     let now = now();
-    let expiry = expiry("idpool.next", now, ttl.or(pool.default_ttl()))?;
+    let expiry = expiry(now, ttl.or(pool.default_ttl()))?;
     let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     let taken = pool.take(expiry);
@@ -242,6 +242,10 @@ impl Waitable for IdPools {
         &WAITS
     }
 
+    fn command(_: &Request) -> &'static CommandSpec {
+        &NEXT
+    }
+
     /// A freed ID goes to the waiter, as the lease it asked for; a pool
     /// deleted meanwhile answers as `IDPOOL.NEXT` would now.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
@@ -282,8 +286,8 @@ fn next<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     let [ttl, wait] = parse_options(options, &[TTL, WAIT])?;
-    let ttl = parse_ttl("idpool.next", single(ttl))?;
-    let wait = wait::parse_wait("idpool.next", single(wait))?;
+    let ttl = parse_ttl(single(ttl))?;
+    let wait = wait::parse_wait(single(wait))?;
     // An ID freed while clients wait belongs to the oldest of them.
     wait::serve_waiters::<IdPools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
@@ -336,12 +340,12 @@ fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let [_, name, id, ms] = args else {
         return Err(RedisError::WrongArity);
     };
-    let ttl = parse_ttl("idpool.renew", Some(*ms))?;
+    let ttl = parse_ttl(Some(*ms))?;
     let mut key = Key::write(ctx, *name);
     let pool = existing(&mut key)?;
     let id = parse_id(*id, pool.max())?;
     let now = now();
-    let expiry = expiry("idpool.renew", now, ttl)?;
+    let expiry = expiry(now, ttl)?;
     let before = pool.stored();
     let freed = reclaim(ctx, pool, now);
     let renewed = pool.renew(id, expiry);
@@ -407,10 +411,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::INTERNAL_ONLY.with(&[
-            &"IDPOOL.APPLY",
-            &"IDPOOL.NEXT, IDPOOL.RENEW or IDPOOL.RESIZE",
-        ]));
+        return Err(internal_only(&APPLY, &[&NEXT, &RENEW, &RESIZE]));
     }
     let max = parse_max(*max)?;
     let next = parse_id(*next, max)?;
@@ -481,15 +482,15 @@ impl Stored for Pool {
         );
         match self.default_ttl() {
             Some(ttl) => out.emit(
-                c"IDPOOL.CREATE",
+                CREATE.upper_name(),
                 &[max, Word::Token(c"TTL"), Word::Int(ttl as i64)],
             ),
-            None => out.emit(c"IDPOOL.CREATE", &[max]),
+            None => out.emit(CREATE.upper_name(), &[max]),
         }
-        out.emit(c"IDPOOL.APPLY", &[max, next]);
+        out.emit(APPLY.upper_name(), &[max, next]);
         for (id, expiry) in self.leases() {
             out.emit(
-                c"IDPOOL.APPLY",
+                APPLY.upper_name(),
                 &[
                     max,
                     next,
@@ -593,49 +594,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    CREATE,
+    NEXT,
     CommandSpec {
-        name: c"idpool.create",
-        entry: entry!(create, WRITE_KEY),
-        flags: c"write deny-oom",
-        acl_categories: c"write",
-        arity: -3,
-        summary: c"Creates a pool of the IDs 1..max, optionally with a default lease length in ms",
-        complexity: c"O(1)",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the empty pool of `1..max` was created.",
-        events: Some(Events {
-            fires: "`idpool.create`",
-            replica: None,
-        }),
-        args: &[KEY, ArgSpec::required(c"max", ArgType::Integer), TTL],
-    },
-    CommandSpec {
-        name: c"idpool.next",
-        entry: entry!(next, WRITE_KEY),
-        flags: c"write deny-oom fast blocking",
-        acl_categories: c"write fast blocking",
-        arity: -2,
-        summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
-        complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
-        since: SINCE,
-        reply: "Integer reply: the ID now leased (the first free one at or after the pool's \
-                `next`, wrapping to 1); nil when every ID is leased after waiting up to \
-                `WAIT` ms in the key's first-come-first-served queue (at once inside `MULTI` \
-                or a script).",
-        events: Some(Events {
-            fires: "`idpool.next`",
-            replica: Some("`idpool.next` (sent as the command), or `idpool.apply` (a lease end, ended \
-                 leases reclaimed)"),
-        }),
-        args: &[
-            KEY,
-            TTL,
-            WAIT,
-        ],
-    },
-    CommandSpec {
-        name: c"idpool.release",
-        entry: entry!(release, WRITE_KEY),
+        entry: entry!(c"idpool.release", release, WRITE_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: 3,
@@ -652,30 +614,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[KEY, ArgSpec::required(c"id", ArgType::Integer)],
     },
+    RENEW,
     CommandSpec {
-        name: c"idpool.renew",
-        entry: entry!(renew, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: 4,
-        summary: c"Makes a live lease end ms from now; 1 when the ID is leased, 0 otherwise",
-        complexity: c"O(log N) where N is the number of leases",
-        since: SINCE,
-        reply: "`1` when `id` has a live lease, which now ends `ms` from now; `0` when it is \
-                not leased (an ended lease is not revived).",
-        events: Some(Events {
-            fires: "`idpool.renew`",
-            replica: Some("`idpool.apply`"),
-        }),
-        args: &[
-            KEY,
-            ArgSpec::required(c"id", ArgType::Integer),
-            ArgSpec::required(c"ms", ArgType::Integer),
-        ],
-    },
-    CommandSpec {
-        name: c"idpool.info",
-        entry: entry!(info, READ_KEY),
+        entry: entry!(c"idpool.info", info, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -689,49 +630,112 @@ pub const COMMANDS: &[CommandSpec] = &[
         events: None,
         args: &[KEY],
     },
-    CommandSpec {
-        name: c"idpool.resize",
-        entry: entry!(resize, WRITE_KEY),
-        flags: c"write",
-        acl_categories: c"write",
-        arity: 3,
-        summary: c"Grows a pool, or shrinks it when no live lease lies above the new max",
-        complexity: c"O(log N) where N is the number of leases",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the pool now holds the IDs `1..max`.",
-        events: Some(Events {
-            fires: "`idpool.resize`",
-            replica: Some("`idpool.apply`"),
-        }),
-        args: &[KEY, ArgSpec::required(c"max", ArgType::Integer)],
-    },
-    CommandSpec {
-        name: c"idpool.apply",
-        entry: entry!(apply, WRITE_KEY),
-        flags: c"write",
-        acl_categories: c"write",
-        arity: -4,
-        summary: c"Internal: applies a primary's pool decision (bounds and absolute leases) on replicas and AOF load",
-        complexity: c"O((F + L) log N) for F IDs freed and L leases given",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the primary's decision (`max`, `next`, IDs freed \
-                and leased) was applied. Internal: only the replication stream and an AOF \
-                load send it.",
-        events: None,
-        args: &[
-            KEY,
-            ArgSpec::required(c"max", ArgType::Integer),
-            ArgSpec::required(c"next", ArgType::Integer),
-            ArgSpec::option(c"free", c"FREE", ArgType::Integer).multiple(),
-            ArgSpec::block(
-                c"lease",
-                c"LEASE",
-                &[
-                    ArgSpec::required(c"id", ArgType::Integer),
-                    ArgSpec::required(c"at", ArgType::Integer),
-                ],
-            )
-            .multiple(),
-        ],
-    },
+    RESIZE,
+    APPLY,
 ];
+
+const CREATE: CommandSpec = CommandSpec {
+    entry: entry!(c"idpool.create", create, WRITE_KEY),
+    flags: c"write deny-oom",
+    acl_categories: c"write",
+    arity: -3,
+    summary: c"Creates a pool of the IDs 1..max, optionally with a default lease length in ms",
+    complexity: c"O(1)",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the empty pool of `1..max` was created.",
+    events: Some(Events {
+        fires: "`idpool.create`",
+        replica: None,
+    }),
+    args: &[KEY, ArgSpec::required(c"max", ArgType::Integer), TTL],
+};
+
+const NEXT: CommandSpec = CommandSpec {
+    entry: entry!(c"idpool.next", next, WRITE_KEY),
+    flags: c"write deny-oom fast blocking",
+    acl_categories: c"write fast blocking",
+    arity: -2,
+    summary: c"Leases the first free ID after the last one handed out (cyclic), optionally waiting first-come-first-served; nil when all are leased",
+    complexity: c"O(log N) where N is the number of leases, plus O(log N) per ended lease reclaimed",
+    since: SINCE,
+    reply: "Integer reply: the ID now leased (the first free one at or after the pool's \
+            `next`, wrapping to 1); nil when every ID is leased after waiting up to \
+            `WAIT` ms in the key's first-come-first-served queue (at once inside `MULTI` \
+            or a script).",
+    events: Some(Events {
+        fires: "`idpool.next`",
+        replica: Some("`idpool.next` (sent as the command), or `idpool.apply` (a lease end, ended \
+             leases reclaimed)"),
+    }),
+    args: &[
+        KEY,
+        TTL,
+        WAIT,
+    ],
+};
+
+const RENEW: CommandSpec = CommandSpec {
+    entry: entry!(c"idpool.renew", renew, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: 4,
+    summary: c"Makes a live lease end ms from now; 1 when the ID is leased, 0 otherwise",
+    complexity: c"O(log N) where N is the number of leases",
+    since: SINCE,
+    reply: "`1` when `id` has a live lease, which now ends `ms` from now; `0` when it is \
+            not leased (an ended lease is not revived).",
+    events: Some(Events {
+        fires: "`idpool.renew`",
+        replica: Some("`idpool.apply`"),
+    }),
+    args: &[
+        KEY,
+        ArgSpec::required(c"id", ArgType::Integer),
+        ArgSpec::required(c"ms", ArgType::Integer),
+    ],
+};
+
+const RESIZE: CommandSpec = CommandSpec {
+    entry: entry!(c"idpool.resize", resize, WRITE_KEY),
+    flags: c"write",
+    acl_categories: c"write",
+    arity: 3,
+    summary: c"Grows a pool, or shrinks it when no live lease lies above the new max",
+    complexity: c"O(log N) where N is the number of leases",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the pool now holds the IDs `1..max`.",
+    events: Some(Events {
+        fires: "`idpool.resize`",
+        replica: Some("`idpool.apply`"),
+    }),
+    args: &[KEY, ArgSpec::required(c"max", ArgType::Integer)],
+};
+
+const APPLY: CommandSpec = CommandSpec {
+    entry: entry!(c"idpool.apply", apply, WRITE_KEY),
+    flags: c"write",
+    acl_categories: c"write",
+    arity: -4,
+    summary: c"Internal: applies a primary's pool decision (bounds and absolute leases) on replicas and AOF load",
+    complexity: c"O((F + L) log N) for F IDs freed and L leases given",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the primary's decision (`max`, `next`, IDs freed \
+            and leased) was applied. Internal: only the replication stream and an AOF \
+            load send it.",
+    events: None,
+    args: &[
+        KEY,
+        ArgSpec::required(c"max", ArgType::Integer),
+        ArgSpec::required(c"next", ArgType::Integer),
+        ArgSpec::option(c"free", c"FREE", ArgType::Integer).multiple(),
+        ArgSpec::block(
+            c"lease",
+            c"LEASE",
+            &[
+                ArgSpec::required(c"id", ArgType::Integer),
+                ArgSpec::required(c"at", ArgType::Integer),
+            ],
+        )
+        .multiple(),
+    ],
+};

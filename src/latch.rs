@@ -90,6 +90,10 @@ impl Waitable for Latches {
         &WAITS
     }
 
+    fn command(_: &()) -> &'static CommandSpec {
+        &WAIT_COMMAND
+    }
+
     fn offer(ctx: &Context, name: Arg, _request: &()) -> Offer<()> {
         match count(&Key::read(ctx, name)) {
             Ok(0) => Offer::Granted(RedisValue::Integer(1), ()),
@@ -122,7 +126,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let count = positive(count_arg, &errors::LATCH_COUNT)?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
-    let lease = time::lease("latch.set", px, ex)?;
+    let lease = time::lease(px, ex)?;
     let mut key = Key::write(ctx, *name);
     if key.kind() != Kind::Empty {
         // A latch, or an error for a key that is not one.
@@ -130,10 +134,7 @@ fn set<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Ok(RedisValue::Integer(0).into());
     }
     let digits = itoa::Buffer::new().format(count).as_bytes().to_vec();
-    match lease
-        .map(|ms| time::from_now("latch.set", ms))
-        .transpose()?
-    {
+    match lease.map(time::from_now).transpose()? {
         None => {
             key.set_value(&digits, None)?;
             replicate::verbatim(ctx);
@@ -195,7 +196,7 @@ fn wait<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let invalid = || errors::LATCH_TIMEOUT.error();
     let ms = match ms.to_i64()? {
-        ms if ms > 0 && time::from_now("latch.wait", ms).is_ok() => ms,
+        ms if ms > 0 && time::from_now(ms).is_ok() => ms,
         _ => return Err(invalid()),
     };
     let key = Key::read(ctx, *name);
@@ -237,8 +238,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
-        name: c"latch.set",
-        entry: entry!(set, WRITE_KEY),
+        entry: entry!(c"latch.set", set, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write fast",
         arity: -3,
@@ -258,8 +258,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"latch.countdown",
-        entry: entry!(countdown, WRITE_KEY),
+        entry: entry!(c"latch.countdown", countdown, WRITE_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: -2,
@@ -281,24 +280,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             },
         ],
     },
+    WAIT_COMMAND,
     CommandSpec {
-        name: c"latch.wait",
-        entry: entry!(wait, READ_KEY),
-        flags: c"readonly blocking",
-        acl_categories: c"read slow blocking",
-        arity: 3,
-        summary: c"Waits until a latch is open (count 0 or missing); returns 1, or nil when the time runs out",
-        complexity: c"O(1)",
-        since: SINCE,
-        reply: "`1` once the latch is open (count `0` or less, or the key missing), at once \
-                when it already is; nil when the count is still positive after `milliseconds` \
-                (at once inside `MULTI` or a script).",
-        events: None,
-        args: &[KEY, ArgSpec::required(c"milliseconds", ArgType::Integer)],
-    },
-    CommandSpec {
-        name: c"latch.count",
-        entry: entry!(count_of, READ_KEY),
+        entry: entry!(c"latch.count", count_of, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -311,6 +295,21 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
 ];
+
+const WAIT_COMMAND: CommandSpec = CommandSpec {
+    entry: entry!(c"latch.wait", wait, READ_KEY),
+    flags: c"readonly blocking",
+    acl_categories: c"read slow blocking",
+    arity: 3,
+    summary: c"Waits until a latch is open (count 0 or missing); returns 1, or nil when the time runs out",
+    complexity: c"O(1)",
+    since: SINCE,
+    reply: "`1` once the latch is open (count `0` or less, or the key missing), at once \
+            when it already is; nil when the count is still positive after `milliseconds` \
+            (at once inside `MULTI` or a script).",
+    events: None,
+    args: &[KEY, ArgSpec::required(c"milliseconds", ArgType::Integer)],
+};
 
 #[cfg(test)]
 mod tests {

@@ -93,6 +93,13 @@ impl Waitable for Locks {
         &WAITS
     }
 
+    fn command(request: &Request) -> &'static CommandSpec {
+        match request.all {
+            Some(_) => &MACQUIRE,
+            None => &ACQUIRE,
+        }
+    }
+
     /// A free lock goes to the waiter, as the acquisition it asked for; a
     /// held one is looked at again just after its lease ends.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
@@ -109,7 +116,7 @@ impl Waitable for Locks {
             .as_ref()
             .map(|f| OwnedString::from_bytes(ctx, f));
         let mut fence = fence_name.as_ref().map(|f| Key::write(ctx, f.as_arg()));
-        let granted = lease_end("lock.acquire", request.lease).and_then(|expire_at| {
+        let granted = lease_end(request.lease).and_then(|expire_at| {
             let reply = grant(
                 ctx,
                 &mut lock,
@@ -219,7 +226,7 @@ fn offer_all(ctx: &Context, name: Arg, request: &Request, all: &AllKeys) -> Offe
     if let Some(lock) = first_busy {
         return Offer::Elsewhere(lock.name().as_bytes().to_vec(), busy(lock));
     }
-    let granted = lease_end("lock.macquire", request.lease).and_then(|expire_at| {
+    let granted = lease_end(request.lease).and_then(|expire_at| {
         let mut taken = Vec::new();
         for (lock, holder) in locks.iter_mut().zip(holders) {
             grant(ctx, lock, None, &request.token, expire_at, holder)?;
@@ -246,8 +253,8 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, wait, fence, nx] = parse_options(options, &[PX, EX, WAIT, FENCE, NX])?;
-    let lease = time::lease("lock.acquire", px, ex)?;
-    let wait = wait::parse_wait("lock.acquire", single(wait))?;
+    let lease = time::lease(px, ex)?;
+    let wait = wait::parse_wait(single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
         return Err(errors::FENCE_KEY.error());
@@ -274,7 +281,7 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             &mut lock,
             fence_key.as_mut(),
             token,
-            lease_end("lock.acquire", lease)?,
+            lease_end(lease)?,
             holder,
         )
         .map(Reply::from),
@@ -309,8 +316,8 @@ enum Holder {
 /// The end of a lease of `ms` from now (none without a lease). A lease ends
 /// at a time of this server's clock: replicated as its effect, with that
 /// absolute time.
-fn lease_end(command: &str, lease: Option<i64>) -> Result<Option<i64>, RedisError> {
-    lease.map(|ms| time::from_now(command, ms)).transpose()
+fn lease_end(lease: Option<i64>) -> Result<Option<i64>, RedisError> {
+    lease.map(time::from_now).transpose()
 }
 
 /// Makes `token` the holder until `expire_at` and, with a fence key, the
@@ -403,17 +410,17 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if px.is_some() == ex.is_some() {
         return Err(errors::SYNTAX.error());
     }
-    let lease = ttl_ms("lock.extend", single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
+    let lease = ttl_ms(single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
     let extended = {
         let mut lock = Key::write(ctx, *name);
         let held = lock.string()? == Some(token);
         let at = match (held, add.is_some()) {
             (false, _) => None,
             (true, true) => match lock.expire_at() {
-                Some(end) => Some(time::after("lock.extend", end, lease)?),
+                Some(end) => Some(time::after(end, lease)?),
                 None => None,
             },
-            (true, false) => Some(time::from_now("lock.extend", lease)?),
+            (true, false) => Some(time::from_now(lease)?),
         };
         if let Some(at) = at {
             lock.set_expire_at(Some(at));
@@ -480,8 +487,8 @@ fn macquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if fence.is_some() {
         return Err(errors::MULTI_FENCE.error());
     }
-    let lease = time::lease("lock.macquire", px, ex)?;
-    let wait = wait::parse_wait("lock.macquire", single(wait))?;
+    let lease = time::lease(px, ex)?;
+    let wait = wait::parse_wait(single(wait))?;
     let nx = nx.is_some();
 
     // Keys that came free while clients wait belong to the oldest of them.
@@ -510,7 +517,7 @@ fn macquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     }
     let busy = holders.iter().position(|holder| *holder == Holder::Other);
     let Some(busy) = busy else {
-        let expire_at = lease_end("lock.macquire", lease)?;
+        let expire_at = lease_end(lease)?;
         for (lock, holder) in locks.iter_mut().zip(holders) {
             grant(ctx, lock, None, call.token, expire_at, holder)?;
         }
@@ -584,8 +591,8 @@ fn mextend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     if px.is_some() == ex.is_some() {
         return Err(errors::SYNTAX.error());
     }
-    let lease = ttl_ms("lock.mextend", single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
-    let from_now = time::from_now("lock.mextend", lease)?;
+    let lease = ttl_ms(single(px), single(ex))?.ok_or(errors::SYNTAX.error())?;
+    let from_now = time::from_now(lease)?;
     let extended = {
         let mut locks: Vec<Key> = call
             .names
@@ -598,7 +605,7 @@ fn mextend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             ends.push(match (held, add.is_some()) {
                 (false, _) => None,
                 (true, true) => match lock.expire_at() {
-                    Some(end) => Some(time::after("lock.mextend", end, lease)?),
+                    Some(end) => Some(time::after(end, lease)?),
                     None => None,
                 },
                 (true, false) => Some(from_now),
@@ -690,38 +697,9 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    ACQUIRE,
     CommandSpec {
-        name: c"lock.acquire",
-        entry: entry!(acquire, ACQUIRE_KEYS),
-        flags: c"write deny-oom blocking",
-        acl_categories: c"write slow blocking",
-        arity: -3,
-        summary: c"Takes a lock for a token (with a lease, an optional first-come-first-served wait and a fencing token); nil if another token holds it",
-        complexity: c"O(1), plus O(N) over the N clients waiting for this lock when it is handed on",
-        since: c"0.1.0",
-        reply: "`1` when the token now holds the lock (a free lock, or one it already held, \
-                its lease reset, without `NX`); with `FENCE`, the fencing token instead: the \
-                new one (`fencekey` incremented), or for the holder asking again the current \
-                one (a new one if `fencekey` is missing); nil when another token holds it \
-                (with `NX`: when the lock is held at all, even by the same token) after \
-                waiting up to `WAIT` ms in the key's first-come-first-served queue (at once \
-                inside `MULTI` or a script).",
-        events: Some(Events {
-            fires: "`set`, then `expire` with a lease; `incrby` on the fence key",
-            replica: Some("`set`, `expire`; `set` on the fence key"),
-        }),
-        args: &[
-            ArgSpec::key(c"key", 0),
-            ArgSpec::required(c"token", ArgType::String),
-            ArgSpec::one_of(c"lease", LEASE).optional(),
-            WAIT,
-            FENCE,
-            NX.optional(),
-        ],
-    },
-    CommandSpec {
-        name: c"lock.releaseif",
-        entry: entry!(release_if, RELEASE_KEY),
+        entry: entry!(c"lock.releaseif", release_if, RELEASE_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: 3,
@@ -740,8 +718,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"lock.extend",
-        entry: entry!(extend, EXTEND_KEY),
+        entry: entry!(c"lock.extend", extend, EXTEND_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: -5,
@@ -763,36 +740,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             ADD,
         ],
     },
+    MACQUIRE,
     CommandSpec {
-        name: c"lock.macquire",
-        entry: entry!(macquire, MULTI_KEYS),
-        flags: c"write deny-oom blocking",
-        acl_categories: c"write slow blocking",
-        arity: -4,
-        summary: c"Takes several locks for a token, all or none (with a lease and an optional first-come-first-served wait); nil if another token holds any",
-        complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for a lock when it is handed on",
-        since: c"0.7.0",
-        reply: "`numkeys` as given (a key named twice counted twice) when every key is now \
-                `token`'s, free keys taken and its own re-leased, all with the same lease \
-                end; nil when any key is held by another token (with `NX`: when any key \
-                exists, of any type) and nothing changes after waiting up to `WAIT` ms in the \
-                key's first-come-first-served queue (at once inside `MULTI` or a script).",
-        events: Some(Events {
-            fires: "for each key `set`, then `expire` with a lease",
-            replica: None,
-        }),
-        args: &[
-            ArgSpec::required(c"numkeys", ArgType::Integer),
-            ArgSpec::key(c"key", 0).multiple(),
-            ArgSpec::required(c"token", ArgType::String),
-            ArgSpec::one_of(c"lease", LEASE).optional(),
-            WAIT,
-            NX.optional(),
-        ],
-    },
-    CommandSpec {
-        name: c"lock.mreleaseif",
-        entry: entry!(mrelease_if, MULTI_RELEASE_KEYS),
+        entry: entry!(c"lock.mreleaseif", mrelease_if, MULTI_RELEASE_KEYS),
         flags: c"write",
         acl_categories: c"write slow",
         arity: -4,
@@ -813,8 +763,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
     CommandSpec {
-        name: c"lock.mextend",
-        entry: entry!(mextend, MULTI_KEYS),
+        entry: entry!(c"lock.mextend", mextend, MULTI_KEYS),
         flags: c"write",
         acl_categories: c"write slow",
         arity: -6,
@@ -838,3 +787,59 @@ pub const COMMANDS: &[CommandSpec] = &[
         ],
     },
 ];
+
+const ACQUIRE: CommandSpec = CommandSpec {
+    entry: entry!(c"lock.acquire", acquire, ACQUIRE_KEYS),
+    flags: c"write deny-oom blocking",
+    acl_categories: c"write slow blocking",
+    arity: -3,
+    summary: c"Takes a lock for a token (with a lease, an optional first-come-first-served wait and a fencing token); nil if another token holds it",
+    complexity: c"O(1), plus O(N) over the N clients waiting for this lock when it is handed on",
+    since: c"0.1.0",
+    reply: "`1` when the token now holds the lock (a free lock, or one it already held, \
+            its lease reset, without `NX`); with `FENCE`, the fencing token instead: the \
+            new one (`fencekey` incremented), or for the holder asking again the current \
+            one (a new one if `fencekey` is missing); nil when another token holds it \
+            (with `NX`: when the lock is held at all, even by the same token) after \
+            waiting up to `WAIT` ms in the key's first-come-first-served queue (at once \
+            inside `MULTI` or a script).",
+    events: Some(Events {
+        fires: "`set`, then `expire` with a lease; `incrby` on the fence key",
+        replica: Some("`set`, `expire`; `set` on the fence key"),
+    }),
+    args: &[
+        ArgSpec::key(c"key", 0),
+        ArgSpec::required(c"token", ArgType::String),
+        ArgSpec::one_of(c"lease", LEASE).optional(),
+        WAIT,
+        FENCE,
+        NX.optional(),
+    ],
+};
+
+const MACQUIRE: CommandSpec = CommandSpec {
+    entry: entry!(c"lock.macquire", macquire, MULTI_KEYS),
+    flags: c"write deny-oom blocking",
+    acl_categories: c"write slow blocking",
+    arity: -4,
+    summary: c"Takes several locks for a token, all or none (with a lease and an optional first-come-first-served wait); nil if another token holds any",
+    complexity: c"O(N) for N keys, plus O(M) over the M clients waiting for a lock when it is handed on",
+    since: c"0.7.0",
+    reply: "`numkeys` as given (a key named twice counted twice) when every key is now \
+            `token`'s, free keys taken and its own re-leased, all with the same lease \
+            end; nil when any key is held by another token (with `NX`: when any key \
+            exists, of any type) and nothing changes after waiting up to `WAIT` ms in the \
+            key's first-come-first-served queue (at once inside `MULTI` or a script).",
+    events: Some(Events {
+        fires: "for each key `set`, then `expire` with a lease",
+        replica: None,
+    }),
+    args: &[
+        ArgSpec::required(c"numkeys", ArgType::Integer),
+        ArgSpec::key(c"key", 0).multiple(),
+        ArgSpec::required(c"token", ArgType::String),
+        ArgSpec::one_of(c"lease", LEASE).optional(),
+        WAIT,
+        NX.optional(),
+    ],
+};

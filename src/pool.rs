@@ -35,7 +35,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use self::core::Pool;
 use crate::common::args::{groups, nonempty, parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, EX, LEASE, PX, READS_FIRST, UPDATES_FIRST, WAIT,
+    internal_only, ArgSpec, ArgType, CommandSpec, Events, KeySpec, EX, LEASE, PX, READS_FIRST,
+    UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -76,8 +77,8 @@ fn owner<'a>(arg: &Arg<'a>) -> Result<&'a [u8], RedisError> {
 
 /// The absolute end of a lease of `ms` from now (never without one),
 /// checked before anything is written.
-fn until(command: &str, lease: Option<i64>) -> Result<u64, RedisError> {
-    lease::end_after(command, now(), lease)
+fn until(lease: Option<i64>) -> Result<u64, RedisError> {
+    lease::end_after(now(), lease)
 }
 
 /// The pool at `key`, `None` for a missing key.
@@ -114,7 +115,7 @@ fn replicate_effect(
             Word::Int(lease::to_wire(until)),
         ]);
     }
-    replicate::effect(ctx, c"POOL.APPLY", &words);
+    replicate::effect(ctx, APPLY.upper_name(), &words);
 }
 
 /// Hands the resource free the longest to `owner` for `lease` ms (or
@@ -132,7 +133,7 @@ fn take(
     let Some(pool) = pool_at(key)? else {
         return Ok(Take::Nothing(None));
     };
-    let until = until("pool.acquire", lease)?;
+    let until = until(lease)?;
     let freed = reclaim(ctx, pool);
     let Some(resource) = pool.take(owner, until).map(<[u8]>::to_vec) else {
         let next = pool.next_end().map(|at| at as i64);
@@ -174,6 +175,10 @@ impl Waitable for Pools {
 
     fn waits() -> &'static Waits<Request> {
         &WAITS
+    }
+
+    fn command(_: &Request) -> &'static CommandSpec {
+        &ACQUIRE
     }
 
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
@@ -284,8 +289,8 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let owner = owner(owner_arg)?;
     let [px, ex, wait] = parse_options(options, &[PX, EX, WAIT])?;
-    let lease = time::lease("pool.acquire", px, ex)?;
-    let wait = wait::parse_wait("pool.acquire", single(wait))?;
+    let lease = time::lease(px, ex)?;
+    let wait = wait::parse_wait(single(wait))?;
     // What came free while clients wait belongs to the oldest of them.
     wait::serve_waiters::<Pools>(ctx, name.as_bytes(), (), Cause::Expiry);
     let next = {
@@ -349,12 +354,12 @@ fn renew<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let owner = owner(owner_arg)?;
     let [px, ex] = parse_options(options, &[PX, EX])?;
-    let lease = time::lease("pool.renew", px, ex)?.ok_or(errors::SYNTAX.error())?;
+    let lease = time::lease(px, ex)?.ok_or(errors::SYNTAX.error())?;
     let mut key = Key::write(ctx, *name);
     let Some(pool) = pool_at(&mut key)? else {
         return Ok(RedisValue::Integer(0).into());
     };
-    let until = until("pool.renew", Some(lease))?;
+    let until = until(Some(lease))?;
     let freed = reclaim(ctx, pool);
     let renewed = pool.renew(resource.as_bytes(), owner, until);
     if renewed || !freed.is_empty() {
@@ -447,8 +452,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::INTERNAL_ONLY
-            .with(&[&"POOL.APPLY", &"POOL.ACQUIRE, POOL.RELEASE or POOL.RENEW"]));
+        return Err(internal_only(&APPLY, &[&ACQUIRE, &RELEASE, &RENEW]));
     }
     let mut parsed = Vec::new();
     for group in groups(changes, &[FREE, HOLD])? {
@@ -534,7 +538,7 @@ impl Stored for Pool {
     fn rewrite(&self, out: &mut Rewrite) {
         for (resource, owner, until) in self.holders() {
             out.emit(
-                c"POOL.APPLY",
+                APPLY.upper_name(),
                 &[
                     Word::Token(c"HOLD"),
                     Word::Bytes(resource),
@@ -544,7 +548,7 @@ impl Stored for Pool {
             );
         }
         for resource in self.free_list() {
-            out.emit(c"POOL.ADD", &[Word::Bytes(resource)]);
+            out.emit(ADD.upper_name(), &[Word::Bytes(resource)]);
         }
     }
 
@@ -628,26 +632,9 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    ADD,
     CommandSpec {
-        name: c"pool.add",
-        entry: entry!(add, WRITE_KEY),
-        flags: c"write deny-oom",
-        acl_categories: c"write",
-        arity: -3,
-        summary: c"Adds free resources to a pool (created if missing); returns how many were new",
-        complexity: c"O(N log M) for N resources given and M in the pool, plus O(W) over W clients waiting",
-        since: SINCE,
-        reply: "Integer reply: the number of resources that were new, added free (those \
-                already in the pool, or named again, are not counted).",
-        events: Some(Events {
-            fires: "`pool.add`",
-            replica: None,
-        }),
-        args: &[KEY, RESOURCE.multiple()],
-    },
-    CommandSpec {
-        name: c"pool.remove",
-        entry: entry!(remove, WRITE_KEY),
+        entry: entry!(c"pool.remove", remove, WRITE_KEY),
         flags: c"write",
         acl_categories: c"write",
         arity: -3,
@@ -662,69 +649,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[KEY, RESOURCE.multiple()],
     },
+    ACQUIRE,
+    RELEASE,
+    RENEW,
     CommandSpec {
-        name: c"pool.acquire",
-        entry: entry!(acquire, WRITE_KEY),
-        flags: c"write deny-oom blocking",
-        acl_categories: c"write slow blocking",
-        arity: -3,
-        summary: c"Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
-        complexity: c"O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
-        since: SINCE,
-        reply: "Bulk string reply: the resource now held by `owner` (the one free the \
-                longest); nil when none is free after waiting up to `WAIT` ms in the key's \
-                first-come-first-served queue (at once inside `MULTI` or a script).",
-        events: Some(Events {
-            fires: "`pool.acquire`",
-            replica: Some("`pool.acquire` (sent as the command), or `pool.apply` (a lease end, ended \
-                 leases reclaimed)"),
-        }),
-        args: &[
-            KEY,
-            OWNER,
-            ArgSpec::one_of(c"lease", LEASE).optional(),
-            WAIT,
-        ],
-    },
-    CommandSpec {
-        name: c"pool.release",
-        entry: entry!(release, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: 4,
-        summary: c"Frees a resource only if the owner holds it; the oldest waiter gets it next",
-        complexity: c"O(log M) for M resources in the pool, plus O(W) over W clients waiting",
-        since: SINCE,
-        reply: "`1` when `owner` held `resource` by a live lease, now freed (or handed to the \
-                oldest waiter); `0` when it did not (another owner, an ended lease, no such \
-                resource or pool).",
-        events: Some(Events {
-            fires: "`pool.release`",
-            replica: Some("`pool.release` (sent as the command), or `pool.apply` when ended leases went \
-                 too"),
-        }),
-        args: &[KEY, RESOURCE, OWNER],
-    },
-    CommandSpec {
-        name: c"pool.renew",
-        entry: entry!(renew, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: 6,
-        summary: c"Makes a held resource's lease end the given time from now, only if the owner holds it",
-        complexity: c"O(log M) for M resources in the pool",
-        since: SINCE,
-        reply: "`1` when `owner` holds `resource` by a live lease, which now ends the given \
-                time from now; `0` otherwise (nothing renewed).",
-        events: Some(Events {
-            fires: "`pool.renew`",
-            replica: Some("`pool.apply`"),
-        }),
-        args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE)],
-    },
-    CommandSpec {
-        name: c"pool.info",
-        entry: entry!(info, READ_KEY),
+        entry: entry!(c"pool.info", info, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -738,8 +667,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"pool.holders",
-        entry: entry!(holders, READ_KEY),
+        entry: entry!(c"pool.holders", holders, READ_KEY),
         flags: c"readonly",
         acl_categories: c"read slow",
         arity: 2,
@@ -753,8 +681,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"pool.status",
-        entry: entry!(status, READ_KEY),
+        entry: entry!(c"pool.status", status, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 3,
@@ -767,31 +694,113 @@ pub const COMMANDS: &[CommandSpec] = &[
         events: None,
         args: &[KEY, RESOURCE],
     },
-    CommandSpec {
-        name: c"pool.apply",
-        entry: entry!(apply, WRITE_KEY),
-        flags: c"write",
-        acl_categories: c"write",
-        arity: -2,
-        summary: c"Internal: applies a primary's pool decision (frees and absolute leases) on replicas and AOF load",
-        complexity: c"O(N log M) for N changes and M resources in the pool",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the primary's decision (resources freed and held) \
-                was applied. Internal: only the replication stream and an AOF load send it.",
-        events: None,
-        args: &[
-            KEY,
-            ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),
-            ArgSpec::block(
-                c"hold",
-                c"HOLD",
-                &[
-                    ArgSpec::required(c"resource", ArgType::String),
-                    ArgSpec::required(c"owner", ArgType::String),
-                    ArgSpec::required(c"at", ArgType::Integer),
-                ],
-            )
-            .multiple(),
-        ],
-    },
+    APPLY,
 ];
+
+const ADD: CommandSpec = CommandSpec {
+    entry: entry!(c"pool.add", add, WRITE_KEY),
+    flags: c"write deny-oom",
+    acl_categories: c"write",
+    arity: -3,
+    summary: c"Adds free resources to a pool (created if missing); returns how many were new",
+    complexity:
+        c"O(N log M) for N resources given and M in the pool, plus O(W) over W clients waiting",
+    since: SINCE,
+    reply: "Integer reply: the number of resources that were new, added free (those \
+            already in the pool, or named again, are not counted).",
+    events: Some(Events {
+        fires: "`pool.add`",
+        replica: None,
+    }),
+    args: &[KEY, RESOURCE.multiple()],
+};
+
+const ACQUIRE: CommandSpec = CommandSpec {
+    entry: entry!(c"pool.acquire", acquire, WRITE_KEY),
+    flags: c"write deny-oom blocking",
+    acl_categories: c"write slow blocking",
+    arity: -3,
+    summary: c"Hands the resource free the longest to an owner (with a lease and a first-come-first-served wait); nil when none is free",
+    complexity: c"O(log M) for M resources in the pool, plus O(log M) per ended lease reclaimed",
+    since: SINCE,
+    reply: "Bulk string reply: the resource now held by `owner` (the one free the \
+            longest); nil when none is free after waiting up to `WAIT` ms in the key's \
+            first-come-first-served queue (at once inside `MULTI` or a script).",
+    events: Some(Events {
+        fires: "`pool.acquire`",
+        replica: Some("`pool.acquire` (sent as the command), or `pool.apply` (a lease end, ended \
+             leases reclaimed)"),
+    }),
+    args: &[
+        KEY,
+        OWNER,
+        ArgSpec::one_of(c"lease", LEASE).optional(),
+        WAIT,
+    ],
+};
+
+const RELEASE: CommandSpec = CommandSpec {
+    entry: entry!(c"pool.release", release, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: 4,
+    summary: c"Frees a resource only if the owner holds it; the oldest waiter gets it next",
+    complexity: c"O(log M) for M resources in the pool, plus O(W) over W clients waiting",
+    since: SINCE,
+    reply: "`1` when `owner` held `resource` by a live lease, now freed (or handed to the \
+            oldest waiter); `0` when it did not (another owner, an ended lease, no such \
+            resource or pool).",
+    events: Some(Events {
+        fires: "`pool.release`",
+        replica: Some(
+            "`pool.release` (sent as the command), or `pool.apply` when ended leases went \
+             too",
+        ),
+    }),
+    args: &[KEY, RESOURCE, OWNER],
+};
+
+const RENEW: CommandSpec = CommandSpec {
+    entry: entry!(c"pool.renew", renew, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: 6,
+    summary:
+        c"Makes a held resource's lease end the given time from now, only if the owner holds it",
+    complexity: c"O(log M) for M resources in the pool",
+    since: SINCE,
+    reply: "`1` when `owner` holds `resource` by a live lease, which now ends the given \
+            time from now; `0` otherwise (nothing renewed).",
+    events: Some(Events {
+        fires: "`pool.renew`",
+        replica: Some("`pool.apply`"),
+    }),
+    args: &[KEY, RESOURCE, OWNER, ArgSpec::one_of(c"lease", LEASE)],
+};
+
+const APPLY: CommandSpec = CommandSpec {
+    entry: entry!(c"pool.apply", apply, WRITE_KEY),
+    flags: c"write",
+    acl_categories: c"write",
+    arity: -2,
+    summary: c"Internal: applies a primary's pool decision (frees and absolute leases) on replicas and AOF load",
+    complexity: c"O(N log M) for N changes and M resources in the pool",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the primary's decision (resources freed and held) \
+            was applied. Internal: only the replication stream and an AOF load send it.",
+    events: None,
+    args: &[
+        KEY,
+        ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),
+        ArgSpec::block(
+            c"hold",
+            c"HOLD",
+            &[
+                ArgSpec::required(c"resource", ArgType::String),
+                ArgSpec::required(c"owner", ArgType::String),
+                ArgSpec::required(c"at", ArgType::Integer),
+            ],
+        )
+        .multiple(),
+    ],
+};

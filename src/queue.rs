@@ -158,8 +158,7 @@ pub static FAMILY: FamilySpec = FamilySpec {
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
-        name: c"queue.rpush",
-        entry: entry!(rpush, WRITE_KEY),
+        entry: entry!(c"queue.rpush", rpush, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write list fast",
         arity: -5,
@@ -180,8 +179,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: ARGS,
     },
     CommandSpec {
-        name: c"queue.lpush",
-        entry: entry!(lpush, WRITE_KEY),
+        entry: entry!(c"queue.lpush", lpush, WRITE_KEY),
         flags: c"write deny-oom fast",
         acl_categories: c"write list fast",
         arity: -5,

@@ -38,7 +38,7 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use self::core::{Decision, Entry, Gcra, Limit, MAX_COUNT, MAX_LIMITS, MAX_PERIOD_MS};
 use crate::common::args::{parse_options, single};
 use crate::common::command::{
-    ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
+    internal_only, ArgSpec, ArgType, CommandSpec, Events, KeySpec, READS_FIRST, UPDATES_FIRST, WAIT,
 };
 use crate::common::config::Setting;
 use crate::common::family::FamilySpec;
@@ -377,7 +377,7 @@ fn store(
             apply_sliding(key, entries, at, call.cost, keep)?;
             replicate::effect(
                 ctx,
-                c"RATE.APPLY",
+                APPLY.upper_name(),
                 &[
                     Word::Arg(name),
                     Word::Int(at),
@@ -492,7 +492,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::INTERNAL_ONLY.with(&[&"RATE.APPLY", &"RATE.LIMIT"]));
+        return Err(internal_only(&APPLY, &[&LIMIT]));
     }
     let at = at.to_i64()?;
     let cost = integer(*cost, "cost", MAX_COUNT)?;
@@ -535,7 +535,7 @@ fn parse_fixed(period: Arg, options: &[Arg]) -> Result<(Rule, Option<i64>), Redi
         (None, false, true) => Over::Backoff,
         _ => return Err(errors::SYNTAX.error()),
     };
-    let wait = wait::parse_wait("rate.fixed", single(wait))?;
+    let wait = wait::parse_wait(single(wait))?;
     if max.is_none() {
         let needs = match over {
             Over::Block(_) => Some("BLOCK"),
@@ -603,7 +603,7 @@ fn plan(rule: &Rule, counter: &Counter, now: i64) -> Result<Planned, RedisError>
         .map_err(|_| errors::OVERFLOW.error())?;
     let (expire_at, moves_ttl) = match outcome.ttl {
         Ttl::Keep => (counter.expire_at, false),
-        Ttl::Set(ms) => (Some(time::after("rate.fixed", now, ms)?), true),
+        Ttl::Set(ms) => (Some(time::after(now, ms)?), true),
     };
     Ok(Planned {
         counter: outcome.counter,
@@ -720,6 +720,10 @@ impl Waitable for FixedWindows {
         &FIXED_WAITS
     }
 
+    fn command(_: &Rule) -> &'static CommandSpec {
+        &FIXED
+    }
+
     /// The waiter's call, counted as it would have been when it came, if
     /// the counter has room for it now; else looked at again just after the
     /// window ends.
@@ -828,61 +832,10 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    FIXED,
+    LIMIT,
     CommandSpec {
-        name: c"rate.fixed",
-        entry: entry!(fixed_window, WRITE_KEY),
-        flags: c"write deny-oom fast blocking",
-        acl_categories: c"write fast blocking",
-        arity: -3,
-        summary: c"Counts calls in a fixed window: a plain string counter with a TTL (as INCR and PEXPIRE make it); with WAIT, a call over the max waits for room",
-        complexity: c"O(1), plus O(N) over the N clients waiting on this counter when room frees",
-        since: c"0.7.0",
-        reply: "An array of two integers: the counter after this call and the key's TTL in ms \
-                (`-1` without expiry); a call over `MAX` without `WAIT` still counts and gets \
-                this reply. With `WAIT`, a call that would take the counter over `max` gets \
-                the same array once it has waited and been counted, or nil when `ms` runs out \
-                (at once inside `MULTI` or a script).",
-        events: Some(Events {
-            fires: "`incrby` (as `INCRBY`), then `expire` when the TTL is set (as `PEXPIRE`)",
-            replica: Some("`set`, then `expire`, when the TTL is set; else `incrby`"),
-        }),
-        args: &[
-            KEY,
-            PERIOD,
-            COST,
-            MAX,
-            ArgSpec::one_of(c"over", &[BLOCK, EXTEND, BACKOFF]).optional(),
-            RENEW,
-            WAIT,
-        ],
-    },
-    CommandSpec {
-        name: c"rate.limit",
-        entry: entry!(limit, WRITE_KEY),
-        flags: c"write deny-oom fast",
-        acl_categories: c"write fast",
-        arity: -4,
-        summary: c"Allows or refuses an action against one or more rate limits at once, consuming only if allowed",
-        complexity: LIMIT_COMPLEXITY,
-        since: SINCE,
-        reply: "An array of five integers, as redis-cell's `CL.THROTTLE` (six with \
-                `WITHREFILL`): `limited` (`0` allowed and consumed, `1` refused, nothing \
-                consumed), `limit` (the deciding limit's `burst`; its `max` with `SLIDING`), \
-                `remaining` (actions of cost 1 it still allows, after this one when allowed), \
-                `retry_after_ms` (`-1` when allowed), `reset_after_ms` (until the deciding \
-                limit is full again) and, with `WITHREFILL`, `refill_after_ms` (until it \
-                frees its next action, `0` when full). The deciding limit: when refused, the \
-                refusing one that frees last; when allowed, the one with the fewest actions \
-                left. Under RESP3, a map of those names to the values.",
-        events: Some(Events {
-            fires: "allowed: `set`, `expire`",
-            replica: None,
-        }),
-        args: LIMIT_ARGS,
-    },
-    CommandSpec {
-        name: c"rate.peek",
-        entry: entry!(peek, READ_KEY),
+        entry: entry!(c"rate.peek", peek, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: -4,
@@ -898,8 +851,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: LIMIT_ARGS,
     },
     CommandSpec {
-        name: c"rate.reset",
-        entry: entry!(reset, WRITE_KEY),
+        entry: entry!(c"rate.reset", reset, WRITE_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: 2,
@@ -914,23 +866,77 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[KEY],
     },
-    CommandSpec {
-        name: c"rate.apply",
-        entry: entry!(apply, WRITE_KEY),
-        flags: c"write",
-        acl_categories: c"write",
-        arity: 5,
-        summary: c"Internal: applies a primary's allowed sliding-window action on replicas and AOF load",
-        complexity: c"O(N) for N actions recorded in the window",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the primary's allowed sliding-window action was \
-                recorded. Internal: only the replication stream and an AOF load send it.",
-        events: None,
-        args: &[
-            KEY,
-            ArgSpec::required(c"at", ArgType::Integer),
-            ArgSpec::required(c"cost", ArgType::Integer),
-            ArgSpec::required(c"keep", ArgType::Integer),
-        ],
-    },
+    APPLY,
 ];
+
+const FIXED: CommandSpec = CommandSpec {
+    entry: entry!(c"rate.fixed", fixed_window, WRITE_KEY),
+    flags: c"write deny-oom fast blocking",
+    acl_categories: c"write fast blocking",
+    arity: -3,
+    summary: c"Counts calls in a fixed window: a plain string counter with a TTL (as INCR and PEXPIRE make it); with WAIT, a call over the max waits for room",
+    complexity: c"O(1), plus O(N) over the N clients waiting on this counter when room frees",
+    since: c"0.7.0",
+    reply: "An array of two integers: the counter after this call and the key's TTL in ms \
+            (`-1` without expiry); a call over `MAX` without `WAIT` still counts and gets \
+            this reply. With `WAIT`, a call that would take the counter over `max` gets \
+            the same array once it has waited and been counted, or nil when `ms` runs out \
+            (at once inside `MULTI` or a script).",
+    events: Some(Events {
+        fires: "`incrby` (as `INCRBY`), then `expire` when the TTL is set (as `PEXPIRE`)",
+        replica: Some("`set`, then `expire`, when the TTL is set; else `incrby`"),
+    }),
+    args: &[
+        KEY,
+        PERIOD,
+        COST,
+        MAX,
+        ArgSpec::one_of(c"over", &[BLOCK, EXTEND, BACKOFF]).optional(),
+        RENEW,
+        WAIT,
+    ],
+};
+
+const LIMIT: CommandSpec = CommandSpec {
+    entry: entry!(c"rate.limit", limit, WRITE_KEY),
+    flags: c"write deny-oom fast",
+    acl_categories: c"write fast",
+    arity: -4,
+    summary: c"Allows or refuses an action against one or more rate limits at once, consuming only if allowed",
+    complexity: LIMIT_COMPLEXITY,
+    since: SINCE,
+    reply: "An array of five integers, as redis-cell's `CL.THROTTLE` (six with \
+            `WITHREFILL`): `limited` (`0` allowed and consumed, `1` refused, nothing \
+            consumed), `limit` (the deciding limit's `burst`; its `max` with `SLIDING`), \
+            `remaining` (actions of cost 1 it still allows, after this one when allowed), \
+            `retry_after_ms` (`-1` when allowed), `reset_after_ms` (until the deciding \
+            limit is full again) and, with `WITHREFILL`, `refill_after_ms` (until it \
+            frees its next action, `0` when full). The deciding limit: when refused, the \
+            refusing one that frees last; when allowed, the one with the fewest actions \
+            left. Under RESP3, a map of those names to the values.",
+    events: Some(Events {
+        fires: "allowed: `set`, `expire`",
+        replica: None,
+    }),
+    args: LIMIT_ARGS,
+};
+
+const APPLY: CommandSpec = CommandSpec {
+    entry: entry!(c"rate.apply", apply, WRITE_KEY),
+    flags: c"write",
+    acl_categories: c"write",
+    arity: 5,
+    summary:
+        c"Internal: applies a primary's allowed sliding-window action on replicas and AOF load",
+    complexity: c"O(N) for N actions recorded in the window",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the primary's allowed sliding-window action was \
+            recorded. Internal: only the replication stream and an AOF load send it.",
+    events: None,
+    args: &[
+        KEY,
+        ArgSpec::required(c"at", ArgType::Integer),
+        ArgSpec::required(c"cost", ArgType::Integer),
+        ArgSpec::required(c"keep", ArgType::Integer),
+    ],
+};

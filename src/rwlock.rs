@@ -38,8 +38,8 @@ use redis_module::{raw, Context, RedisError, RedisValue};
 use self::core::{Decision, Mode, RwLock};
 use crate::common::args::{groups, parse_options, single, token};
 use crate::common::command::{
-    ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, ADD, EX, FENCE, LEASE,
-    PX, READS_FIRST, UPDATED, UPDATES_FIRST, WAIT,
+    internal_only, ArgSpec, ArgType, BeginSearch, CommandSpec, Events, FindKeys, KeySpec, ADD, EX,
+    FENCE, LEASE, PX, READS_FIRST, UPDATED, UPDATES_FIRST, WAIT,
 };
 use crate::common::datatype::{self, adopt, Stored, StoredType};
 use crate::common::family::FamilySpec;
@@ -68,8 +68,6 @@ pub static RWLOCK_TYPE: RedisType = RedisType::new(
 );
 
 const EVENT_CLASS: c_int = raw::REDISMODULE_NOTIFY_MODULE;
-/// The name errors give `RWLOCK.EXTEND`.
-const EXTEND: &str = "rwlock.extend";
 
 const UPGRADE: RedisError = errors::NO_UPGRADE.error();
 
@@ -145,7 +143,7 @@ fn replicate_effect(
     });
     if let ([], Some([mode, token, at])) = (dropped, held) {
         // An acquisition that reclaimed nothing: the usual case.
-        return replicate::effect(ctx, c"RWLOCK.APPLY", &[Word::Arg(name), mode, token, at]);
+        return replicate::effect(ctx, APPLY.upper_name(), &[Word::Arg(name), mode, token, at]);
     }
     let mut words = Vec::with_capacity(1 + 2 * dropped.len() + 3);
     words.push(Word::Arg(name));
@@ -153,7 +151,7 @@ fn replicate_effect(
         words.extend([Word::Token(c"DROP"), Word::Bytes(token)]);
     }
     words.extend(held.into_iter().flatten());
-    replicate::effect(ctx, c"RWLOCK.APPLY", &words);
+    replicate::effect(ctx, APPLY.upper_name(), &words);
 }
 
 /// What an acquisition asks for; a waiter carries it until its turn.
@@ -204,7 +202,7 @@ fn take(
 ) -> Result<Take<(RedisValue, Decision)>, RedisError> {
     let name = key.name();
     let now = now();
-    let until = lease::end_after("rwlock.acquire", now, asked.lease)?;
+    let until = lease::end_after(now, asked.lease)?;
     let held = lock_at(key)?;
     let decision = match &held {
         Some(lock) => lock.decide(token, asked.mode, others_wait, now),
@@ -285,6 +283,10 @@ impl Waitable for RwLocks {
         &WAITS
     }
 
+    fn command(_: &Request) -> &'static CommandSpec {
+        &ACQUIRE
+    }
+
     /// The oldest waiter is served as its acquisition would have been,
     /// whoever waits behind it.
     fn offer(ctx: &Context, name: Arg, request: &Request) -> Offer<Handed> {
@@ -352,8 +354,8 @@ fn acquire<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let mode = mode(mode_arg)?;
     let token = token(token_arg)?;
     let [px, ex, wait, fence] = parse_options(options, &[PX, EX, WAIT, FENCE])?;
-    let lease = time::lease("rwlock.acquire", px, ex)?;
-    let wait = wait::parse_wait("rwlock.acquire", single(wait))?;
+    let lease = time::lease(px, ex)?;
+    let wait = wait::parse_wait(single(wait))?;
     let fence = single(fence);
     if fence.is_some_and(|fence| fence.as_bytes() == name.as_bytes()) {
         return Err(errors::FENCE_KEY.error());
@@ -440,7 +442,7 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     };
     let token = token(token_arg)?;
     let [px, ex, add] = parse_options(options, &[PX, EX, ADD])?;
-    let lease = time::lease(EXTEND, px, ex)?.ok_or(errors::SYNTAX.error())?;
+    let lease = time::lease(px, ex)?.ok_or(errors::SYNTAX.error())?;
     let extended = {
         let mut key = Key::write(ctx, *name);
         let Some(lock) = lock_at(&mut key)? else {
@@ -456,8 +458,8 @@ fn extend<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             .filter(|&(_, end)| end >= now);
         let until = match (held, add.is_some()) {
             (None, _) | (Some((_, NO_END)), true) => None,
-            (Some((mode, end)), true) => Some((mode, lease::end_after(EXTEND, end, Some(lease))?)),
-            (Some((mode, _)), false) => Some((mode, lease::end_after(EXTEND, now, Some(lease))?)),
+            (Some((mode, end)), true) => Some((mode, lease::end_after(end, Some(lease))?)),
+            (Some((mode, _)), false) => Some((mode, lease::end_after(now, Some(lease))?)),
         };
         let freed = reclaim(ctx, lock, now);
         if let Some((mode, until)) = until {
@@ -533,10 +535,7 @@ fn apply<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     if replicate::deciding(ctx) {
-        return Err(errors::INTERNAL_ONLY.with(&[
-            &"RWLOCK.APPLY",
-            &"RWLOCK.ACQUIRE, RWLOCK.RELEASE or RWLOCK.EXTEND",
-        ]));
+        return Err(internal_only(&APPLY, &[&ACQUIRE, &RELEASE, &EXTEND]));
     }
     let mut parsed = Vec::new();
     for group in groups(changes, CHANGES)? {
@@ -619,7 +618,7 @@ impl Stored for RwLock {
                 Word::Int(lease::to_wire(until)),
             ]);
         }
-        out.emit(c"RWLOCK.APPLY", &words);
+        out.emit(APPLY.upper_name(), &words);
     }
 
     /// `DEBUG DIGEST-VALUE`: the mode, then each holder. A primary and its
@@ -712,83 +711,11 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    ACQUIRE,
+    RELEASE,
+    EXTEND,
     CommandSpec {
-        name: c"rwlock.acquire",
-        entry: entry!(acquire, ACQUIRE_KEYS),
-        flags: c"write deny-oom blocking",
-        acl_categories: c"write slow blocking",
-        arity: -4,
-        summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
-        complexity: c"O(log N) for N holders; O(N) when holders go (ended leases, a writer taking over) or the earliest or latest lease end moves inward; plus O(log N) per waiter admitted",
-        since: SINCE,
-        reply: "`1` when granted: a new holder, a holder asking its own mode again (lease \
-                reset), or a writer asking `READ` (downgraded); with `FENCE`, instead: for \
-                `WRITE` the new fencing token (`fencekey` incremented; for a writer asking \
-                again the current value, or a new one if `fencekey` is missing), for `READ` \
-                `fencekey`'s current value (`0` when missing); nil when not granted (held in \
-                a conflicting mode, or other clients already wait) after waiting up to `WAIT` \
-                ms in the key's first-come-first-served queue (at once inside `MULTI` or a \
-                script).",
-        events: Some(Events {
-            fires: "`rwlock.acquire`, or `rwlock.reclaim` when refused and only ended leases \
-                    went; `expire` when the key's TTL moves, `persist` when it goes (a \
-                    downgrade to a holder without a lease); `incrby` on the fence key",
-            replica: Some("`rwlock.apply`, `expire`, `persist`; `set` on the fence key"),
-        }),
-        args: &[
-            KEY,
-            ArgSpec::one_of(c"mode", MODES),
-            TOKEN,
-            ArgSpec::one_of(c"lease", LEASE).optional(),
-            WAIT,
-            FENCE,
-        ],
-    },
-    CommandSpec {
-        name: c"rwlock.release",
-        entry: entry!(release, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: 3,
-        summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
-        complexity: c"O(log N) for N holders; O(N) when ended leases go or the holder had the earliest or latest lease end; plus O(log N) per waiter admitted",
-        since: SINCE,
-        reply: "`1` when `token` held the lock by a live lease, its hold now ended (the \
-                waiters it held back served); `0` when it holds nothing.",
-        events: Some(Events {
-            fires: "`rwlock.release`, or `rwlock.reclaim` by a token that holds nothing when \
-                    ended leases went; `del` when the last holder goes",
-            replica: Some("`rwlock.release` (sent as the command), or `rwlock.apply`; `del`"),
-        }),
-        args: &[KEY, TOKEN],
-    },
-    CommandSpec {
-        name: c"rwlock.extend",
-        entry: entry!(extend, WRITE_KEY),
-        flags: c"write fast",
-        acl_categories: c"write fast",
-        arity: -5,
-        summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
-        complexity: c"O(log N) for N holders; O(N) when ended leases go or the earliest or latest lease end moves inward",
-        since: SINCE,
-        reply: "`1` when `token` holds the lock by a live lease, which now ends the given \
-                time from now (with `ADD`, that much after its current end); `0` when it \
-                holds nothing, or with `ADD` when its hold has no lease.",
-        events: Some(Events {
-            fires: "`rwlock.extend`, or `rwlock.reclaim` by a token that holds nothing when \
-                    ended leases went; `expire`",
-            replica: Some("`rwlock.apply`, `expire`"),
-        }),
-        args: &[
-            KEY,
-            TOKEN,
-            ArgSpec::one_of(c"lease", LEASE),
-            ADD,
-        ],
-    },
-    CommandSpec {
-        name: c"rwlock.info",
-        entry: entry!(info, READ_KEY),
+        entry: entry!(c"rwlock.info", info, READ_KEY),
         flags: c"readonly",
         acl_categories: c"read slow",
         arity: 2,
@@ -803,19 +730,94 @@ pub const COMMANDS: &[CommandSpec] = &[
         events: None,
         args: &[KEY],
     },
-    CommandSpec {
-        name: c"rwlock.apply",
-        entry: entry!(apply, WRITE_KEY),
-        flags: c"write",
-        acl_categories: c"write",
-        arity: -2,
-        summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
-        complexity: c"O(C*log(N)) for C changes and N holders; O(N) when holders go or the earliest or latest lease end moves inward",
-        since: SINCE,
-        reply: "Simple string reply `OK`: the primary's decision (holders dropped and \
-                granted) was applied. Internal: only the replication stream and an AOF load \
-                send it.",
-        events: None,
-        args: &[KEY, DROP, HOLD_READ, HOLD_WRITE],
-    },
+    APPLY,
 ];
+
+const ACQUIRE: CommandSpec = CommandSpec {
+    entry: entry!(c"rwlock.acquire", acquire, ACQUIRE_KEYS),
+    flags: c"write deny-oom blocking",
+    acl_categories: c"write slow blocking",
+    arity: -4,
+    summary: c"Takes a readers-writer lock to read (shared) or write (alone) for a token, with a lease, a fair wait and a fencing token; nil when not acquired",
+    complexity: c"O(log N) for N holders; O(N) when holders go (ended leases, a writer taking over) or the earliest or latest lease end moves inward; plus O(log N) per waiter admitted",
+    since: SINCE,
+    reply: "`1` when granted: a new holder, a holder asking its own mode again (lease \
+            reset), or a writer asking `READ` (downgraded); with `FENCE`, instead: for \
+            `WRITE` the new fencing token (`fencekey` incremented; for a writer asking \
+            again the current value, or a new one if `fencekey` is missing), for `READ` \
+            `fencekey`'s current value (`0` when missing); nil when not granted (held in \
+            a conflicting mode, or other clients already wait) after waiting up to `WAIT` \
+            ms in the key's first-come-first-served queue (at once inside `MULTI` or a \
+            script).",
+    events: Some(Events {
+        fires: "`rwlock.acquire`, or `rwlock.reclaim` when refused and only ended leases \
+                went; `expire` when the key's TTL moves, `persist` when it goes (a \
+                downgrade to a holder without a lease); `incrby` on the fence key",
+        replica: Some("`rwlock.apply`, `expire`, `persist`; `set` on the fence key"),
+    }),
+    args: &[
+        KEY,
+        ArgSpec::one_of(c"mode", MODES),
+        TOKEN,
+        ArgSpec::one_of(c"lease", LEASE).optional(),
+        WAIT,
+        FENCE,
+    ],
+};
+
+const RELEASE: CommandSpec = CommandSpec {
+    entry: entry!(c"rwlock.release", release, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: 3,
+    summary: c"Lets a token's hold of a readers-writer lock go; the waiters it held back are served",
+    complexity: c"O(log N) for N holders; O(N) when ended leases go or the holder had the earliest or latest lease end; plus O(log N) per waiter admitted",
+    since: SINCE,
+    reply: "`1` when `token` held the lock by a live lease, its hold now ended (the \
+            waiters it held back served); `0` when it holds nothing.",
+    events: Some(Events {
+        fires: "`rwlock.release`, or `rwlock.reclaim` by a token that holds nothing when \
+                ended leases went; `del` when the last holder goes",
+        replica: Some("`rwlock.release` (sent as the command), or `rwlock.apply`; `del`"),
+    }),
+    args: &[KEY, TOKEN],
+};
+
+const EXTEND: CommandSpec = CommandSpec {
+    entry: entry!(c"rwlock.extend", extend, WRITE_KEY),
+    flags: c"write fast",
+    acl_categories: c"write fast",
+    arity: -5,
+    summary: c"Sets a holder's lease to end the given time from now (with ADD, after its current end), only if the token holds the lock",
+    complexity: c"O(log N) for N holders; O(N) when ended leases go or the earliest or latest lease end moves inward",
+    since: SINCE,
+    reply: "`1` when `token` holds the lock by a live lease, which now ends the given \
+            time from now (with `ADD`, that much after its current end); `0` when it \
+            holds nothing, or with `ADD` when its hold has no lease.",
+    events: Some(Events {
+        fires: "`rwlock.extend`, or `rwlock.reclaim` by a token that holds nothing when \
+                ended leases went; `expire`",
+        replica: Some("`rwlock.apply`, `expire`"),
+    }),
+    args: &[
+        KEY,
+        TOKEN,
+        ArgSpec::one_of(c"lease", LEASE),
+        ADD,
+    ],
+};
+
+const APPLY: CommandSpec = CommandSpec {
+    entry: entry!(c"rwlock.apply", apply, WRITE_KEY),
+    flags: c"write",
+    acl_categories: c"write",
+    arity: -2,
+    summary: c"Internal: applies a primary's readers-writer lock decision (holders dropped and held, absolute leases) on replicas and AOF load",
+    complexity: c"O(C*log(N)) for C changes and N holders; O(N) when holders go or the earliest or latest lease end moves inward",
+    since: SINCE,
+    reply: "Simple string reply `OK`: the primary's decision (holders dropped and \
+            granted) was applied. Internal: only the replication stream and an AOF load \
+            send it.",
+    events: None,
+    args: &[KEY, DROP, HOLD_READ, HOLD_WRITE],
+};

@@ -174,7 +174,7 @@ fn rotate_at(ctx: &Context, key: &mut Key, verbatim: bool) -> Result<Option<Vec<
         // lookup (about 3,300 instructions, 40% of the call on Redis 7.0).
         replicate::verbatim(ctx);
     } else {
-        replicate::effect(ctx, c"UQUEUE.ROTATE", &[Word::Arg(name)]);
+        replicate::effect(ctx, ROTATE.upper_name(), &[Word::Arg(name)]);
     }
     key.written(EVENT_CLASS, c"uqueue.rotate");
     Ok(Some(item))
@@ -188,7 +188,7 @@ fn rotate<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
         return Err(RedisError::WrongArity);
     };
     let [wait] = parse_options(options, &[WAIT])?;
-    let wait = wait::parse_wait("uqueue.rotate", single(wait))?;
+    let wait = wait::parse_wait(single(wait))?;
     // Items that came while clients wait go round to the oldest of them first.
     wait::serve_waiters::<Rotations>(ctx, name.as_bytes(), (), Cause::Expiry);
     {
@@ -216,6 +216,10 @@ impl Waitable for Rotations {
 
     fn waits() -> &'static Waits<()> {
         &WAITS
+    }
+
+    fn command(_: &()) -> &'static CommandSpec {
+        &ROTATE
     }
 
     /// Rotates for the waiter, replicated as `UQUEUE.ROTATE key`.
@@ -321,12 +325,12 @@ impl Stored for Queue {
         for item in self.iter() {
             batch.push(Word::Bytes(item));
             if batch.len() == REWRITE_BATCH {
-                out.emit(c"UQUEUE.INSERT", &batch);
+                out.emit(INSERT.upper_name(), &batch);
                 batch.clear();
             }
         }
         if !batch.is_empty() {
-            out.emit(c"UQUEUE.INSERT", &batch);
+            out.emit(INSERT.upper_name(), &batch);
         }
     }
 
@@ -394,27 +398,9 @@ pub static FAMILY: FamilySpec = FamilySpec {
 };
 
 pub const COMMANDS: &[CommandSpec] = &[
+    INSERT,
     CommandSpec {
-        name: c"uqueue.insert",
-        entry: entry!(insert, WRITE_KEY),
-        flags: c"write deny-oom fast",
-        acl_categories: c"write fast",
-        arity: -3,
-        summary:
-            c"Appends items to a unique queue, moving queued ones to the tail; returns the length",
-        complexity: c"O(K) for K items given",
-        since: SINCE,
-        reply: "Integer reply: the queue's length after the items went to the tail (a queued \
-                item moved there).",
-        events: Some(Events {
-            fires: "`uqueue.insert`",
-            replica: None,
-        }),
-        args: &[KEY, ITEM.multiple()],
-    },
-    CommandSpec {
-        name: c"uqueue.remove",
-        entry: entry!(remove, WRITE_KEY),
+        entry: entry!(c"uqueue.remove", remove, WRITE_KEY),
         flags: c"write fast",
         acl_categories: c"write fast",
         arity: 3,
@@ -428,27 +414,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         }),
         args: &[KEY, ITEM],
     },
+    ROTATE,
     CommandSpec {
-        name: c"uqueue.rotate",
-        entry: entry!(rotate, WRITE_KEY),
-        flags: c"write blocking",
-        acl_categories: c"write slow blocking",
-        arity: -2,
-        summary: c"Moves the head of a unique queue to its tail and returns it (with a first-come-first-served wait); nil when empty",
-        complexity: c"O(1)",
-        since: SINCE,
-        reply: "Bulk string reply: the head, now moved to the tail; nil when the queue is \
-                empty or missing, after waiting up to `WAIT` ms for an item, first come first \
-                served (at once inside `MULTI` or a script).",
-        events: Some(Events {
-            fires: "`uqueue.rotate`",
-            replica: None,
-        }),
-        args: &[KEY, WAIT],
-    },
-    CommandSpec {
-        name: c"uqueue.front",
-        entry: entry!(front, READ_KEY),
+        entry: entry!(c"uqueue.front", front, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -461,8 +429,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"uqueue.rear",
-        entry: entry!(rear, READ_KEY),
+        entry: entry!(c"uqueue.rear", rear, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -475,8 +442,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"uqueue.len",
-        entry: entry!(len, READ_KEY),
+        entry: entry!(c"uqueue.len", len, READ_KEY),
         flags: c"readonly fast",
         acl_categories: c"read fast",
         arity: 2,
@@ -488,8 +454,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
     CommandSpec {
-        name: c"uqueue.items",
-        entry: entry!(items, READ_KEY),
+        entry: entry!(c"uqueue.items", items, READ_KEY),
         flags: c"readonly",
         acl_categories: c"read slow",
         arity: 2,
@@ -501,3 +466,38 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: &[KEY],
     },
 ];
+
+const INSERT: CommandSpec = CommandSpec {
+    entry: entry!(c"uqueue.insert", insert, WRITE_KEY),
+    flags: c"write deny-oom fast",
+    acl_categories: c"write fast",
+    arity: -3,
+    summary: c"Appends items to a unique queue, moving queued ones to the tail; returns the length",
+    complexity: c"O(K) for K items given",
+    since: SINCE,
+    reply: "Integer reply: the queue's length after the items went to the tail (a queued \
+            item moved there).",
+    events: Some(Events {
+        fires: "`uqueue.insert`",
+        replica: None,
+    }),
+    args: &[KEY, ITEM.multiple()],
+};
+
+const ROTATE: CommandSpec = CommandSpec {
+    entry: entry!(c"uqueue.rotate", rotate, WRITE_KEY),
+    flags: c"write blocking",
+    acl_categories: c"write slow blocking",
+    arity: -2,
+    summary: c"Moves the head of a unique queue to its tail and returns it (with a first-come-first-served wait); nil when empty",
+    complexity: c"O(1)",
+    since: SINCE,
+    reply: "Bulk string reply: the head, now moved to the tail; nil when the queue is \
+            empty or missing, after waiting up to `WAIT` ms for an item, first come first \
+            served (at once inside `MULTI` or a script).",
+    events: Some(Events {
+        fires: "`uqueue.rotate`",
+        replica: None,
+    }),
+    args: &[KEY, WAIT],
+};

@@ -9,9 +9,10 @@
 use std::ffi::CStr;
 use std::os::raw::c_int;
 
-use redis_module::{raw, Context};
+use redis_module::{raw, Context, RedisError};
 
 use super::args::is_token;
+use super::errors;
 use super::ffi::args::Arg;
 use super::reply::Replied;
 
@@ -23,13 +24,22 @@ pub type Handler = for<'a> fn(&'a Context, &'a [Arg<'a>]) -> Replied<'a>;
 pub type EntryPoint =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
-/// A command's entry point and its key specs, stated once: made by
-/// [`entry!`](crate::entry).
+/// A command's name, entry point, handler and key specs, stated once: made
+/// by [`entry!`](crate::entry), read by the server's registration and by
+/// every call (`ffi/dispatch.rs`).
 pub struct Entry {
+    /// The name it is registered under (lower case): what `{command}` in an
+    /// error it answers stands for.
+    pub name: &'static CStr,
+    /// The name in upper case, as the docs write it and effects send it.
+    pub upper_name: &'static CStr,
     pub call: EntryPoint,
+    pub handler: Handler,
     /// Where its keys are (`COMMAND INFO`, cluster routing, key-position
     /// requests).
     pub key_specs: &'static [KeySpec],
+    /// [`has_movable_keys`] of `key_specs`.
+    pub movable: bool,
 }
 
 /// Where a key spec starts looking for its key.
@@ -332,8 +342,8 @@ const fn upper_case(token: &'static CStr) -> &'static CStr {
 
 /// Everything the server is told about one command.
 pub struct CommandSpec {
-    pub name: &'static CStr,
-    pub entry: Entry,
+    /// Its name and entry point: `entry!(c"family.name", handler, key_specs)`.
+    pub entry: &'static Entry,
     /// Command flags, e.g. `write deny-oom fast`.
     pub flags: &'static CStr,
     /// ACL categories, e.g. `write fast`, applied where the server can.
@@ -363,9 +373,88 @@ pub struct Events {
     pub replica: Option<&'static str>,
 }
 
+impl CommandSpec {
+    /// The name it is registered under (lower case, e.g. `lock.acquire`).
+    pub const fn name(&self) -> &'static CStr {
+        self.entry.name
+    }
+
+    /// The name in upper case (`LOCK.ACQUIRE`), as the docs and errors
+    /// write it and the effects it is replicated as send it.
+    pub const fn upper_name(&self) -> &'static CStr {
+        self.entry.upper_name
+    }
+}
+
+/// `name` in upper case, as the `N` bytes of a C string (its NUL counted):
+/// made when compiled, by [`entry!`](crate::entry).
+pub const fn upper_case_name<const N: usize>(name: &CStr) -> [u8; N] {
+    let bytes = name.to_bytes_with_nul();
+    assert!(bytes.len() == N, "N is the name's length and its NUL");
+    let mut out = [0; N];
+    let mut at = 0;
+    while at < N {
+        out[at] = bytes[at].to_ascii_uppercase();
+        at += 1;
+    }
+    out
+}
+
+/// `ERR <COMMAND> only carries a primary's effects …; use <INSTEAD>`: an
+/// internal command a client sent, and the commands to send instead.
+pub fn internal_only(command: &CommandSpec, instead: &[&CommandSpec]) -> RedisError {
+    let mut names = String::new();
+    for (at, other) in instead.iter().enumerate() {
+        if at > 0 {
+            names.push_str(if at + 1 == instead.len() {
+                " or "
+            } else {
+                ", "
+            });
+        }
+        names.push_str(&other.upper_name().to_string_lossy());
+    }
+    errors::INTERNAL_ONLY.with(&[&command.upper_name().to_string_lossy(), &names])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::reply::Replied;
+
+    fn never<'a>(_: &'a Context, _: &'a [Arg<'a>]) -> Replied<'a> {
+        Ok(redis_module::RedisValue::Null.into())
+    }
+
+    const fn command(entry: &'static Entry) -> CommandSpec {
+        CommandSpec {
+            entry,
+            flags: c"",
+            acl_categories: c"",
+            arity: 1,
+            summary: c"",
+            complexity: c"",
+            since: c"",
+            reply: "",
+            events: None,
+            args: &[],
+        }
+    }
+
+    #[test]
+    fn internal_only_names_the_commands_as_the_docs_write_them() {
+        const APPLY: CommandSpec = command(crate::entry!(c"x.apply", never, &[]));
+        const A: CommandSpec = command(crate::entry!(c"x.a", never, &[]));
+        const B: CommandSpec = command(crate::entry!(c"x.b", never, &[]));
+        const C: CommandSpec = command(crate::entry!(c"x.c", never, &[]));
+        assert_eq!(APPLY.name(), c"x.apply");
+        assert_eq!(APPLY.upper_name(), c"X.APPLY");
+        let text = |instead: &[&CommandSpec]| internal_only(&APPLY, instead).to_string();
+        let start = "ERR X.APPLY only carries a primary's effects to replicas and the AOF; use";
+        assert_eq!(text(&[&A]), format!("{start} X.A"));
+        assert_eq!(text(&[&A, &B]), format!("{start} X.A or X.B"));
+        assert_eq!(text(&[&A, &B, &C]), format!("{start} X.A, X.B or X.C"));
+    }
 
     #[test]
     fn an_option_takes_the_words_its_kind_says() {

@@ -3,7 +3,10 @@
 //! `errors.rs` (`src/idpool/errors.rs`, …), which re-exports these.
 //!
 //! A command answers an error by naming its entry (`errors::SYNTAX.error()`,
-//! or `errors::NO_POOL.with(&[&key])` where the text holds a value). No error
+//! or `errors::NO_POOL.with(&[&key])` where the text holds a value). A text's
+//! `{command}` is the declared name of the command answering it, filled in
+//! where the error is answered ([`answered_by`]): `INVALID_EXPIRE.error()`
+//! names no command. No error
 //! text is written anywhere else in `src/` (a test checks it), so the
 //! catalogue is complete. It goes into the module's spec (`spec.rs`, `docs/spec.json`),
 //! from which `docs/src/errors.md`'s tables and the client packages' error
@@ -21,6 +24,7 @@
 #![cfg_attr(not(test), allow(dead_code))]
 #![forbid(unsafe_code)]
 
+use std::ffi::CStr;
 use std::fmt::{Display, Write};
 
 use redis_module::RedisError;
@@ -77,6 +81,24 @@ fn fill(text: &str, values: &[&dyn Display]) -> String {
     out.push_str(rest);
     out
 }
+
+/// `error` as the command declared as `command` answers it: a catalogue
+/// text's `{command}` filled with that name (`ffi/dispatch.rs` for a
+/// command's reply, `wait/serve.rs` for a waiter's). Only a text as the
+/// catalogue writes it (`RedisError::Str`, from [`ErrorText::error`]) is
+/// filled: one that holds values ([`ErrorText::with`]) may hold a client's
+/// bytes, and stays as it is.
+pub fn answered_by(error: RedisError, command: &CStr) -> RedisError {
+    match error {
+        RedisError::Str(text) if text.contains(COMMAND) => {
+            RedisError::String(text.replace(COMMAND, &command.to_string_lossy()))
+        }
+        error => error,
+    }
+}
+
+/// Where a text names the command answering it.
+const COMMAND: &str = "{command}";
 
 pub const fn entry(text: &'static str, when: &'static str) -> ErrorText {
     ErrorText { text, when }
@@ -224,7 +246,7 @@ mod tests {
             "an ErrorText is missing from EVERY_COMMAND or SHARED"
         );
         for family in crate::FAMILIES {
-            let name = family.commands[0].name.to_string_lossy();
+            let name = family.commands[0].name().to_string_lossy();
             let name = name.split('.').next().unwrap_or_default();
             let path = root().join("src").join(name).join("errors.rs");
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -246,6 +268,23 @@ mod tests {
             COUNT_RANGE.with(&[&64]).to_string(),
             "ERR COUNT must be between 1 and 64"
         );
+    }
+
+    #[test]
+    fn the_command_is_filled_where_the_error_is_answered() {
+        let answered = |error| answered_by(error, c"lock.acquire").to_string();
+        assert_eq!(
+            answered(INVALID_EXPIRE.error()),
+            "ERR invalid expire time in 'lock.acquire' command"
+        );
+        assert_eq!(
+            answered(INVALID_WAIT.error()),
+            "ERR invalid WAIT time in 'lock.acquire' command"
+        );
+        assert_eq!(answered(SYNTAX.error()), SYNTAX.text);
+        // A text holding a client's value is never filled again.
+        let unknown = UNKNOWN_COMMAND.with(&[&"{command}"]);
+        assert_eq!(answered(unknown), "ERR unknown command '{command}'…");
     }
 
     #[test]

@@ -20,10 +20,10 @@ pub fn valid(end: u64) -> bool {
 
 /// The end of a lease of `ms` (none: no end) from the Unix time `from`
 /// (ms), checked by [`time::after`]: always [`valid`].
-pub fn end_after(command: &str, from: u64, ms: Option<i64>) -> Result<u64, RedisError> {
+pub fn end_after(from: u64, ms: Option<i64>) -> Result<u64, RedisError> {
     let Some(ms) = ms else { return Ok(NO_END) };
-    let from = i64::try_from(from).map_err(|_| errors::INVALID_EXPIRE.with(&[&command]))?;
-    Ok(time::after(command, from, ms)? as u64)
+    let from = i64::try_from(from).map_err(|_| errors::INVALID_EXPIRE.error())?;
+    Ok(time::after(from, ms)? as u64)
 }
 
 /// The end as an effect or an AOF rewrite carries it
@@ -95,13 +95,13 @@ mod tests {
 
     #[test]
     fn an_end_is_never_made_past_the_largest_time() {
-        assert_eq!(end_after("x", 5, None).ok(), Some(NO_END));
-        assert_eq!(end_after("x", 5, Some(7)).ok(), Some(12));
+        assert_eq!(end_after(5, None).ok(), Some(NO_END));
+        assert_eq!(end_after(5, Some(7)).ok(), Some(12));
         let largest = i64::MAX as u64;
-        assert_eq!(end_after("x", 1, Some(i64::MAX - 1)).ok(), Some(largest));
+        assert_eq!(end_after(1, Some(i64::MAX - 1)).ok(), Some(largest));
         assert!(valid(largest));
-        assert!(end_after("x", 2, Some(i64::MAX - 1)).is_err());
-        assert!(end_after("x", largest, Some(largest as i64)).is_err());
-        assert!(end_after("x", NO_END, Some(1)).is_err());
+        assert!(end_after(2, Some(i64::MAX - 1)).is_err());
+        assert!(end_after(largest, Some(largest as i64)).is_err());
+        assert!(end_after(NO_END, Some(1)).is_err());
     }
 }

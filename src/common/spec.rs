@@ -109,7 +109,7 @@ fn syntax_of(spec: &ArgSpec) -> String {
 }
 
 fn syntax(command: &CommandSpec) -> String {
-    let mut line = text(command.name).to_uppercase();
+    let mut line = text(command.name()).to_uppercase();
     for arg in command.args {
         line.push(' ');
         line.push_str(&syntax_of(arg));
@@ -156,7 +156,7 @@ fn key_spec(spec: &KeySpec) -> Value {
 
 fn command(spec: &CommandSpec) -> Value {
     json!({
-        "name": text(spec.name).to_uppercase(),
+        "name": text(spec.name()).to_uppercase(),
         "syntax": syntax(spec),
         "summary": text(spec.summary),
         "complexity": text(spec.complexity),
@@ -186,7 +186,7 @@ fn family_name(family: &FamilySpec) -> String {
     family
         .commands
         .first()
-        .map(|command| text(command.name))
+        .map(|command| text(command.name()))
         .and_then(|name| name.split('.').next().map(str::to_uppercase))
         .unwrap_or_default()
 }

@@ -30,7 +30,7 @@ pub fn register(ctx: &Context, commands: &[CommandSpec]) -> Status {
 }
 
 fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
-    let name = spec.name.to_string_lossy();
+    let name = spec.name().to_string_lossy();
     // The legacy (first, last, step) triple; 7.0+ derives it from the key
     // specs. Keys counted by an argument have none (`getkeys-api` finds them).
     let first_key = match spec.entry.key_specs.first() {
@@ -52,7 +52,7 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     let created = unsafe {
         api!(RedisModule_CreateCommand)(
             ctx.get_raw(),
-            spec.name.as_ptr(),
+            spec.name().as_ptr(),
             Some(spec.entry.call),
             flags.as_ptr(),
             first_key,
@@ -65,7 +65,7 @@ fn register_one(ctx: &Context, spec: &CommandSpec) -> Result<(), String> {
     }
     // SAFETY: `ctx` is the load context; the name is a static C string the
     // server only looks up.
-    let command = unsafe { api!(RedisModule_GetCommand)(ctx.get_raw(), spec.name.as_ptr()) };
+    let command = unsafe { api!(RedisModule_GetCommand)(ctx.get_raw(), spec.name().as_ptr()) };
     if command.is_null() {
         return Err(format!("command {name} not found after creation"));
     }

@@ -20,13 +20,13 @@ use crate::common::ffi::block::{may_block, Parked, ParkedId, Waitlist};
 use crate::common::ffi::context::now_ms;
 use crate::common::ffi::key::OpenKeys;
 
-/// A `WAIT ms` option: a positive number of milliseconds that, added to
-/// now, stays representable.
-pub fn parse_wait(command: &str, arg: Option<Arg>) -> Result<Option<i64>, RedisError> {
+/// A `WAIT ms` option ([`WAIT`](crate::common::command::WAIT)): a positive
+/// number of milliseconds that, added to now, stays representable.
+pub fn parse_wait(arg: Option<Arg>) -> Result<Option<i64>, RedisError> {
     let Some(ms) = arg else { return Ok(None) };
     match ms.to_i64()? {
         ms if ms > 0 && now_ms().checked_add(ms).is_some() => Ok(Some(ms)),
-        _ => Err(errors::INVALID_WAIT.with(&[&command])),
+        _ => Err(errors::INVALID_WAIT.error()),
     }
 }
 

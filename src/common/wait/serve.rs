@@ -6,13 +6,14 @@
 
 use std::sync::atomic::Ordering;
 
-use redis_module::{Context, RedisValue};
+use redis_module::{Context, RedisError, RedisValue};
 
 use super::db::{self, key_id, KeyId};
 use super::pause::{defer, put_off};
 use super::queues::{Cause, Waiter};
 use super::timers::{settle, Serve};
 use super::waitable::{Event, Offer, Waitable};
+use crate::common::errors;
 use crate::common::ffi::args::Arg;
 use crate::common::ffi::block::Undelivered;
 use crate::common::ffi::cluster;
@@ -118,7 +119,7 @@ fn serve<F: Waitable>(ctx: &Context, id: &KeyId, cause: Cause) {
             }
             // A refused grant answers that waiter with the error; what the
             // key holds stays for the next one.
-            Offer::Refused(error) => waiter.client.finish(Err(error)),
+            Offer::Refused(error) => refuse::<F>(waiter, error),
             Offer::Busy(next) => {
                 let back = waits.lock().put_back(id, arrival, waiter);
                 if let Err(waiter) = back {
@@ -162,7 +163,7 @@ fn at_deadline<F: Waitable>(
                 return;
             }
             Offer::Refused(error) => {
-                waiter.client.finish(Err(error));
+                refuse::<F>(waiter, error);
                 return;
             }
             Offer::Busy(_) | Offer::Elsewhere(..) => {}
@@ -170,6 +171,15 @@ fn at_deadline<F: Waitable>(
     }
     F::count(Event::TimedOut);
     waiter.client.finish(Ok(RedisValue::Null));
+}
+
+/// Answers a waiter with the error its grant was refused with, as its
+/// command answers it.
+fn refuse<F: Waitable>(waiter: Waiter<F::Request>, error: RedisError) {
+    let command = F::command(&waiter.request).name();
+    waiter
+        .client
+        .finish(Err(errors::answered_by(error, command)));
 }
 
 /// What runs when a grant's reply never reached its waiter: a timer due now

@@ -9,6 +9,7 @@ use std::ffi::CStr;
 use redis_module::{Context, RedisError, RedisValue};
 
 use super::queues::{Cause, Waits};
+use crate::common::command::CommandSpec;
 use crate::common::ffi::args::Arg;
 use crate::common::stats::Stat;
 
@@ -89,6 +90,9 @@ pub trait Waitable: 'static {
     /// serves them on a replica and while writes are paused too.
     const WRITES: bool = true;
     fn waits() -> &'static Waits<Self::Request>;
+    /// The command that waits for `request` (`LOCK.ACQUIRE`, …): the name an
+    /// error refusing its grant answers with (`{command}`).
+    fn command(request: &Self::Request) -> &'static CommandSpec;
     /// Takes what the key holds for `request`, as the waiter's command would
     /// have when it arrived (the caller has selected the key's database), and
     /// replicates it as an effect.
