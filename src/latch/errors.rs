@@ -15,7 +15,7 @@ pub const LATCH_DECREMENT: ErrorText = entry(
     "`LATCH.COUNTDOWN` (`n` below 1)",
 );
 pub const LATCH_TIMEOUT: ErrorText = entry(
-    "ERR invalid timeout in 'latch.wait' command",
+    "ERR invalid timeout in '{command}' command",
     "`LATCH.WAIT` (`ms` below 1, or past the largest time)",
 );
 
