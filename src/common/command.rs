@@ -419,8 +419,141 @@ pub fn internal_only(command: &CommandSpec, instead: &[&CommandSpec]) -> RedisEr
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::common::reply::Replied;
+
+    /// Every command the module registers.
+    fn commands() -> impl Iterator<Item = &'static CommandSpec> {
+        crate::FAMILIES.iter().flat_map(|family| family.commands)
+    }
+
+    fn name(command: &CommandSpec) -> &'static str {
+        command.name().to_str().unwrap_or_default()
+    }
+
+    #[test]
+    fn names_are_lower_case_and_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for command in commands() {
+            let name = name(command);
+            assert_eq!(name, name.to_ascii_lowercase());
+            assert!(seen.insert(name), "{name} declared twice");
+        }
+    }
+
+    /// The string literals of a line of code (`"…"` and `c"…"`), each with
+    /// whether it is a C string.
+    fn literals(line: &str) -> Vec<(bool, &str)> {
+        let mut found = Vec::new();
+        let mut rest = line;
+        while let Some(open) = rest.find('"') {
+            let c_string = rest[..open].ends_with('c');
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('"') else { break };
+            found.push((c_string, &after[..close]));
+            rest = &after[close + 1..];
+        }
+        found
+    }
+
+    /// Whether `text` is only command names: one (`"lock.acquire"`) or a
+    /// list (`"A, B or C"`), in any case.
+    fn names_commands(text: &str, names: &[&str]) -> bool {
+        let words: Vec<&str> = text
+            .split([',', ' '])
+            .filter(|word| !word.is_empty() && *word != "or" && *word != "and")
+            .collect();
+        !words.is_empty()
+            && words
+                .iter()
+                .all(|word| names.iter().any(|name| name.eq_ignore_ascii_case(word)))
+    }
+
+    /// A command's name is written once, in its declaration
+    /// (`entry!(c"family.name", …)`): its errors get it from there (the
+    /// dispatcher fills `{command}`), other code from the declaration
+    /// (`APPLY.name()`). The only other literals that may read the same are
+    /// the module's keyspace events (lower-case C strings), named after the
+    /// commands that fire them as the server's events are.
+    #[test]
+    fn no_command_name_is_written_outside_its_declaration() {
+        fn walk(dir: &Path, names: &[&str], found: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, names, found);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                // The code, not its tests (at the end of each file).
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                let mut choosing_event = false;
+                for (number, line) in code.lines().enumerate() {
+                    let code_part = line.split("//").next().unwrap_or("");
+                    if code_part.contains("let event = match") {
+                        choosing_event = true;
+                    }
+                    let fires_event = choosing_event
+                        || ["written(", "notify(", "follow("]
+                            .iter()
+                            .any(|call| code_part.contains(call));
+                    for (c_string, literal) in literals(code_part) {
+                        if !names_commands(literal, names) {
+                            continue;
+                        }
+                        let declaration = code_part.contains("entry!(c\"");
+                        let event =
+                            c_string && fires_event && literal == literal.to_ascii_lowercase();
+                        if !declaration && !event {
+                            found.push(format!(
+                                "{}:{}: {}",
+                                path.display(),
+                                number + 1,
+                                line.trim()
+                            ));
+                        }
+                    }
+                    if choosing_event && code_part.trim_start().starts_with("};") {
+                        choosing_event = false;
+                    }
+                }
+            }
+        }
+        let names: Vec<&str> = commands().map(name).collect();
+        let mut found = Vec::new();
+        walk(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &names,
+            &mut found,
+        );
+        assert!(
+            found.is_empty(),
+            "command names written outside their declarations:\n{}",
+            found.join("\n")
+        );
+    }
+
+    #[test]
+    fn the_test_above_sees_names_and_lists_of_names() {
+        let names = ["lock.acquire", "lock.extend"];
+        assert!(names_commands("lock.acquire", &names));
+        assert!(names_commands("LOCK.ACQUIRE or LOCK.EXTEND", &names));
+        assert!(names_commands("LOCK.ACQUIRE, LOCK.EXTEND", &names));
+        assert!(!names_commands("ERR LOCK.ACQUIRE takes no FENCE", &names));
+        assert!(!names_commands("", &names));
+        assert_eq!(
+            literals(r#"f(c"a.b", "x y") "z""#),
+            [(true, "a.b"), (false, "x y"), (false, "z")]
+        );
+    }
 
     fn never<'a>(_: &'a Context, _: &'a [Arg<'a>]) -> Replied<'a> {
         Ok(redis_module::RedisValue::Null.into())
