@@ -103,7 +103,7 @@ fn get_json<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
     let serde_json::Value::Object(mut object) = value else {
         return Err(errors::NOT_A_JSON_OBJECT.error());
     };
-    let mut projection = serde_json::Map::new();
+    let mut projection = serde_json::Map::with_capacity(fields.len());
     for field in fields {
         let field = String::from_utf8_lossy(field.as_bytes());
         if let Some(value) = object.remove(field.as_ref()) {
