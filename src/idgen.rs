@@ -39,6 +39,9 @@ const FIELD: ArgSpec = ArgSpec::option(c"field", c"FIELD", ArgType::String);
 const REVERSE: ArgSpec = ArgSpec::option(c"reverse", c"REVERSE", ArgType::Key(2));
 
 /// The block of IDs a request for `count` takes after `last`: `first..=new_last`.
+// Always inlined: IDGEN.ASSIGN, a large function, called it (1.5% more
+// instructions).
+#[inline(always)]
 fn take(last: i64, count: i64) -> Result<(i64, i64), RedisError> {
     match last.checked_add(count) {
         Some(new_last) => Ok((new_last - count + 1, new_last)),
