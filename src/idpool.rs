@@ -727,15 +727,7 @@ const APPLY: CommandSpec = CommandSpec {
         KEY,
         ArgSpec::required(c"max", ArgType::Integer),
         ArgSpec::required(c"next", ArgType::Integer),
-        ArgSpec::option(c"free", c"FREE", ArgType::Integer).multiple(),
-        ArgSpec::block(
-            c"lease",
-            c"LEASE",
-            &[
-                ArgSpec::required(c"id", ArgType::Integer),
-                ArgSpec::required(c"at", ArgType::Integer),
-            ],
-        )
-        .multiple(),
+        FREE,
+        LEASE,
     ],
 };

@@ -789,18 +789,5 @@ const APPLY: CommandSpec = CommandSpec {
     reply: "Simple string reply `OK`: the primary's decision (resources freed and held) \
             was applied. Internal: only the replication stream and an AOF load send it.",
     events: None,
-    args: &[
-        KEY,
-        ArgSpec::option(c"free", c"FREE", ArgType::String).multiple(),
-        ArgSpec::block(
-            c"hold",
-            c"HOLD",
-            &[
-                ArgSpec::required(c"resource", ArgType::String),
-                ArgSpec::required(c"owner", ArgType::String),
-                ArgSpec::required(c"at", ArgType::Integer),
-            ],
-        )
-        .multiple(),
-    ],
+    args: &[KEY, FREE, HOLD],
 };
