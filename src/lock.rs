@@ -660,6 +660,12 @@ const MULTI_RELEASE_KEYS: &[KeySpec] = &[KeySpec {
     find: FindKeys::KeyNum { most: MOST_KEYS },
 }];
 
+const KEY: ArgSpec = ArgSpec::key(c"key", 0);
+const TOKEN: ArgSpec = ArgSpec::required(c"token", ArgType::String);
+/// `numkeys key [key …]`, as the multi-key commands take them.
+const NUMKEYS: ArgSpec = ArgSpec::required(c"numkeys", ArgType::Integer);
+const KEYS: ArgSpec = ArgSpec::key(c"key", 0).multiple();
+
 pub static WAITS_STARTED: Stat = Stat::counter(
     c"lock_waits",
     "lock waits started (`LOCK.ACQUIRE`, `LOCK.MACQUIRE`: one a wait, whatever its keys)",
@@ -713,8 +719,8 @@ pub const COMMANDS: &[CommandSpec] = &[
             replica: None,
         }),
         args: &[
-            ArgSpec::key(c"key", 0),
-            ArgSpec::required(c"token", ArgType::String),
+            KEY,
+            TOKEN,
         ],
     },
     CommandSpec {
@@ -734,8 +740,8 @@ pub const COMMANDS: &[CommandSpec] = &[
             replica: None,
         }),
         args: &[
-            ArgSpec::key(c"key", 0),
-            ArgSpec::required(c"token", ArgType::String),
+            KEY,
+            TOKEN,
             ArgSpec::one_of(c"lease", LEASE),
             ADD,
         ],
@@ -757,9 +763,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             replica: None,
         }),
         args: &[
-            ArgSpec::required(c"numkeys", ArgType::Integer),
-            ArgSpec::key(c"key", 0).multiple(),
-            ArgSpec::required(c"token", ArgType::String),
+            NUMKEYS,
+            KEYS,
+            TOKEN,
         ],
     },
     CommandSpec {
@@ -779,9 +785,9 @@ pub const COMMANDS: &[CommandSpec] = &[
             replica: None,
         }),
         args: &[
-            ArgSpec::required(c"numkeys", ArgType::Integer),
-            ArgSpec::key(c"key", 0).multiple(),
-            ArgSpec::required(c"token", ArgType::String),
+            NUMKEYS,
+            KEYS,
+            TOKEN,
             ArgSpec::one_of(c"lease", LEASE),
             ADD,
         ],
@@ -808,8 +814,8 @@ const ACQUIRE: CommandSpec = CommandSpec {
         replica: Some("`set`, `expire`; `set` on the fence key"),
     }),
     args: &[
-        ArgSpec::key(c"key", 0),
-        ArgSpec::required(c"token", ArgType::String),
+        KEY,
+        TOKEN,
         ArgSpec::one_of(c"lease", LEASE).optional(),
         WAIT,
         FENCE,
@@ -835,9 +841,9 @@ const MACQUIRE: CommandSpec = CommandSpec {
         replica: None,
     }),
     args: &[
-        ArgSpec::required(c"numkeys", ArgType::Integer),
-        ArgSpec::key(c"key", 0).multiple(),
-        ArgSpec::required(c"token", ArgType::String),
+        NUMKEYS,
+        KEYS,
+        TOKEN,
         ArgSpec::one_of(c"lease", LEASE).optional(),
         WAIT,
         NX.optional(),
