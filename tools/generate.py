@@ -13,6 +13,8 @@ script makes:
 - ``clients/python/src/redis_recipes/_catalogue.py`` and
   ``clients/node/src/catalogue.ts``: the error classes, the table from an
   error's code to its class, the command families and the load hint;
+- ``packaging/redis/recipes.conf`` and ``packaging/valkey/recipes.conf``:
+  the configuration snippet of the release's packages (``make dist``);
 - the version and the licence of the Python and Node packages
   (``pyproject.toml``, ``__init__.py``, ``package.json``,
   ``package-lock.json``), which are Cargo.toml's.
@@ -288,6 +290,51 @@ def node_catalogue(spec: Json, classes: Json) -> str:
     return "\n".join(out)
 
 
+# ---- the configuration snippet of the release's packages ---------------------
+
+# Each server the Debian package installs for: its name, its configuration
+# directory and the directory of its modules, where the package puts the module.
+SERVERS = {
+    "redis": ("Redis", "/etc/redis", "/usr/lib/redis/modules"),
+    "valkey": ("Valkey", "/etc/valkey", "/usr/lib/valkey/modules"),
+}
+
+
+def config_snippet(spec: Json, server: str) -> str:
+    """``recipes.conf`` for a server: the ``loadmodule`` line and every
+    setting with its default and doc, each commented out. The Debian package
+    installs it into the server's configuration directory (a conffile) and the
+    release tarball holds Redis's. No version in it: a conffile that changes
+    with every release makes dpkg ask an operator who edited it at each upgrade."""
+    name, etc, modules = SERVERS[server]
+    conf = f"{etc}/{server}.conf"
+    out = [
+        f"# The recipes module (redis-recipes) for {name}.",
+        f"# ({NOTICE}: do not edit)",
+        "#",
+        "# Every line is commented out: the server reads nothing here until you enable it. To load the",
+        f"# module, uncomment the loadmodule line below and add this line to {conf}:",
+        "#",
+        f"#   include {etc}/{spec['module']}.conf",
+        "#",
+        f"# then restart the server; MODULE LIST then shows {spec['module']}. Each setting is shown with",
+        "# its default: uncomment one to change it (CONFIG SET changes it while the server runs). A",
+        "# setting enabled without the loadmodule line stops the server at start.",
+        "",
+        f"# loadmodule {modules}/librecipes.so",
+    ]
+    for family in spec["families"]:
+        for setting in family["settings"]:
+            # The family and range stay on one line (no-break spaces while wrapping).
+            where = f"({family['name']}, {setting['min']} to {setting['max']})".replace(" ", "\u00a0")
+            doc = f"{setting['name']} {where}: {setting.get('doc', '')}."
+            out.append("")
+            wrapped = textwrap.wrap(doc, width=100, initial_indent="# ", subsequent_indent="# ")
+            out += [line.replace("\u00a0", " ") for line in wrapped]
+            out.append(f"# {setting['name']} {setting['default']}")
+    return "\n".join(out) + "\n"
+
+
 # ---- versions and licences ---------------------------------------------------
 
 
@@ -343,6 +390,12 @@ def outputs(spec: Json, classes: Json) -> dict[Path, Callable[[str | None], str]
         spec, classes
     )
     made[ROOT / "clients" / "node" / "src" / "catalogue.ts"] = lambda _: node_catalogue(spec, classes)
+    for server in SERVERS:
+
+        def snippet(_: str | None, server: str = server) -> str:
+            return config_snippet(spec, server)
+
+        made[ROOT / "packaging" / server / f"{spec['module']}.conf"] = snippet
     edits = {
         ROOT / "clients" / "python" / "pyproject.toml": [
             sub(r'^version = ".*"$', f'version = "{version}"'),
