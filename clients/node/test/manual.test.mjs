@@ -5,15 +5,13 @@
 // Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { blocksOf, expected, root, run } from './glue/manual-blocks.mjs';
 import { flavors, startServer } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const packageDir = join(here, '..');
-const root = join(packageDir, '..', '..');
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Markdown files under a directory, in the order of their paths. */
 function pagesUnder(dir) {
@@ -26,38 +24,7 @@ function pagesUnder(dir) {
     });
 }
 
-/** Each ```js block of a page that is not marked `<!-- not run: … -->`: its file, first line and code. */
-function blocksOf(path) {
-  const lines = readFileSync(path, 'utf8').split('\n');
-  const found = [];
-  for (let at = 0; at < lines.length; at++) {
-    if (!lines[at].startsWith('```')) continue;
-    let end = at + 1;
-    while (end < lines.length && !lines[end].startsWith('```')) end++;
-    let above = at - 1;
-    while (above >= 0 && !lines[above].trim()) above--;
-    const skipped = above >= 0 && lines[above].trim().startsWith('<!-- not run:');
-    if (lines[at].slice(3).trim() === 'js' && !skipped) {
-      found.push({ file: relative(root, path), line: at + 2, code: `${lines.slice(at + 1, end).join('\n')}\n` });
-    }
-    at = end;
-  }
-  return found;
-}
-
 const blocks = [join(root, 'README.md'), ...pagesUnder(join(root, 'docs', 'src'))].flatMap(blocksOf);
-
-function expected(code) {
-  return [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1].trim());
-}
-
-function run(file, port) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--require', join(here, 'glue', 'manual-shim.cjs'), file],
-      { cwd: packageDir, env: { ...process.env, RECIPES_MANUAL_PORT: String(port) }, timeout: 30000 },
-      (error, stdout, stderr) => resolve({ error, stdout, stderr }));
-  });
-}
 
 describe("the Node.js examples of the README and the site's pages", () => {
   let dir;
@@ -84,7 +51,7 @@ describe("the Node.js examples of the README and the site's pages", () => {
         try {
           const file = join(dir, `example-${at + 1}.cjs`);
           writeFileSync(file, code);
-          const { error, stdout, stderr } = await run(file, server.port);
+          const { error, stdout, stderr } = await run(file, server.port, { cwd: packageDir, timeout: 30000 });
           assert.equal(error, null, `${page} line ${line}:\n${stderr}\n${stdout}`);
           assert.deepEqual(stdout.trim().split('\n'), expected(code), `${page} line ${line}:\n${stderr}`);
         } finally {

@@ -5,33 +5,20 @@
 // Either client set: it uses none of RECIPES_NODE_CLIENTS's clients; tests/run.sh runs it with the current one.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { blocksOf, expected, run } from './glue/manual-blocks.mjs';
 import { flavors, startServer } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const packageDir = join(here, '..');
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
 const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-
-function expected(code) {
-  return [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1].trim());
-}
+const blocks = blocksOf(join(packageDir, 'README.md')).map((block) => block.code);
 
 // An example that does not end by itself (a client left open) is killed at this bound and fails; one that ends
 // takes well under a second, so the bound holds with both cores busy.
 const ENDS_WITHIN = 20_000;
-
-function run(file, port) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--require', join(here, 'glue', 'manual-shim.cjs'), file],
-      { cwd: packageDir, env: { ...process.env, RECIPES_MANUAL_PORT: String(port) }, timeout: ENDS_WITHIN },
-      (error, stdout, stderr) => resolve({ error, stdout, stderr }));
-  });
-}
 
 describe("the package README's examples", () => {
   let dir;
@@ -57,7 +44,7 @@ describe("the package README's examples", () => {
         try {
           const file = join(dir, `example-${at + 1}.cjs`);
           writeFileSync(file, code);
-          const { error, stdout, stderr } = await run(file, server.port);
+          const { error, stdout, stderr } = await run(file, server.port, { cwd: packageDir, timeout: ENDS_WITHIN });
           assert.equal(error, null, `${error?.killed ? 'did not end by itself\n' : ''}${stderr}\n${stdout}`);
           assert.deepEqual(stdout.trim().split('\n'), expected(code), stderr);
         } finally {

@@ -32,7 +32,6 @@ and cluster examples are shell commands, which are not run, and every
 transcript and Python block runs). A failure names the file and the line.
 """
 
-import ast
 import asyncio
 import contextlib
 import gc
@@ -42,19 +41,18 @@ import shutil
 import subprocess
 import time
 import warnings
-from pathlib import Path
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 import redis
 import redis.asyncio
 from conftest import FLAVORS, ROOT, Server, aclose, serve, servers_required
+from manual_blocks import PROMPT, Block, blocks_of, run_python
 
 # The README, then the site's pages in the order of their paths.
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs" / "src").rglob("*.md"))
 FAMILIES = ("idgen", "lock", "article", "cache", "idpool", "rate", "pool", "rwlock", "latch", "autocomplete",
             "queue", "uqueue")
-PROMPT = "127.0.0.1:6379> "
 ELAPSED = re.compile(r"^\((\d+\.\d\d)s\)$")
 UNIX_MS = re.compile(r"(?<!\d)\d{13}(?!\d)")
 DURATIONS = {
@@ -67,58 +65,10 @@ DURATION_SLACK_MS = 250
 ELAPSED_SLACK_S = 0.5
 
 
-class Block(NamedTuple):
-    kind: str  # "transcript" or "python"
-    name: str  # the page and the block's rank in it, for the test's id
-    file: str  # the page, relative to the repository
-    line: int  # its first line in the page
-    text: str
-
-
-def page_name(path: Path) -> str:
-    """``README``, or the page's path under docs/src without ``.md`` (``lock``, ``reference.lock``)."""
-    if path.parent == ROOT:
-        return path.stem
-    return ".".join(path.relative_to(ROOT / "docs" / "src").with_suffix("").parts)
-
-
 def blocks() -> List[Block]:
     found: List[Block] = []
     for path in PAGES:
         found.extend(blocks_of(path))
-    return found
-
-
-def blocks_of(path: Path) -> List[Block]:
-    found: List[Block] = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    base = page_name(path)
-    rank = 0
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if not line.startswith("```"):
-            index += 1
-            continue
-        language = line[3:].strip()
-        end = index + 1
-        while end < len(lines) and not lines[end].startswith("```"):
-            end += 1
-        body = lines[index + 1:end]
-        above = index - 1
-        while above >= 0 and not lines[above].strip():
-            above -= 1
-        skipped = above >= 0 and lines[above].strip().startswith("<!-- not run:")
-        kind = None
-        if language == "python":
-            kind = "python"
-        elif body and body[0].startswith(PROMPT):
-            kind = "transcript"
-        if kind and not skipped:
-            rank += 1
-            name = base if rank == 1 else f"{base}-{rank}"
-            found.append(Block(kind, name, str(path.relative_to(ROOT)), index + 2, "\n".join(body)))
-        index = end + 1
     return found
 
 
@@ -234,51 +184,13 @@ def test_transcript(fresh: Server, block: Block) -> None:
 # Python blocks --------------------------------------------------------------
 
 
-def leading_value(comment: str) -> Tuple[bool, Any]:
-    """The Python literal a comment starts with, if any: the longest prefix
-    that ends where the text goes on with ``:``, ``;``, `` (`` or nothing."""
-    text = comment.lstrip("#").strip()
-    cuts = [len(text)] + [i for i, c in enumerate(text) if c in ":;" or text[i:i + 2] == " ("]
-    for cut in sorted(set(cuts), reverse=True):
-        candidate = text[:cut].strip()
-        if not candidate:
-            continue
-        ranged = re.fullmatch(r"range\((-?\d+), (-?\d+)\)", candidate)
-        if ranged:
-            return True, range(int(ranged.group(1)), int(ranged.group(2)))
-        try:
-            return True, ast.literal_eval(candidate)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-    return False, None
-
-
-def comment_of(source_lines: List[str], node: ast.stmt) -> Optional[str]:
-    if node.end_lineno != node.lineno or node.end_col_offset is None:
-        return None
-    rest = source_lines[node.lineno - 1][node.end_col_offset:].strip()
-    return rest if rest.startswith("#") else None
-
-
 @pytest.mark.parametrize("block", PYTHON, ids=[b.name for b in PYTHON])
 def test_python(fresh: Server, block: Block) -> None:
-    source = block.text.replace("localhost:6379", f"127.0.0.1:{fresh.port}")
-    tree = ast.parse(source, filename=f"{block.file}:{block.line}")
-    lines = source.splitlines()
     client = fresh.client()
     aclient = redis.asyncio.Redis(port=fresh.port)
     namespace: Dict[str, Any] = {"__name__": "manual", "client": client, "aclient": aclient}
     try:
-        for node in tree.body:
-            where = f"{block.file} line {block.line + node.lineno - 1}: {lines[node.lineno - 1].strip()}"
-            comment = comment_of(lines, node)
-            has_value, value = leading_value(comment) if comment else (False, None)
-            if isinstance(node, ast.Expr) and has_value:
-                code = compile(ast.Expression(node.value), where, "eval")
-                result = eval(code, namespace)  # noqa: S307 - the page's own example
-                assert result == value, f"{where}\n{block.file} shows {value!r}, got {result!r}"
-            else:
-                exec(compile(ast.Module([node], type_ignores=[]), where, "exec"), namespace)  # noqa: S102
+        run_python(block, fresh.port, namespace)
     finally:
         client.close()
         # A block that used aclient did so in an event loop of its own, closed
