@@ -43,8 +43,29 @@ PYTEST_XDIST := pytest-xdist==3.8.0
 MDBOOK_VERSION := 0.5.4
 MDBOOK := $(CURDIR)/.tools/bin/mdbook
 BROWSER_PACKAGES := chromium
+# The release (`make dist`, into dist/, ignored by git): Cargo.toml's version,
+# which the packages' versions are generated from (tools/generate.py).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+TARBALL := redis-recipes-$(VERSION)-x86_64-linux-gnu
+DIST_FILES := $(TARBALL).tar.gz redis-recipes_$(VERSION)-1_amd64.deb redis_recipes-$(VERSION).tar.gz \
+	redis_recipes-$(VERSION)-py3-none-any.whl redis-recipes-$(VERSION).tgz
+# The Debian package is built by cargo-deb at this version, installed with
+# cargo into .tools/ when it is not there: unoptimised (--debug: 64 CPU
+# seconds to compile here, against 141 for a release build; it packages the
+# module in 1.4) and without its default features, so that it compresses with
+# Debian's xz rather than compile liblzma (59 CPU seconds). dpkg-shlibdeps
+# (dpkg-dev) gives the package its libc6 dependency; the install test reads
+# the module's symbol versions with objdump (binutils).
+CARGO_DEB_VERSION := 3.8.0
+CARGO_DEB := $(CURDIR)/.tools/bin/cargo-deb
+DIST_PACKAGES := dpkg-dev binutils xz-utils
+# The Python sdist and wheel: `python -m build` (pinned), which builds them in
+# an environment of its own with setuptools from the machine's pip configuration.
+PYTHON_BUILD_VERSION := 1.6.1
+# Where `make dist` lays out the tarball and copies the Python package to build it.
+DIST_STAGING := target/dist-staging
 
-.PHONY: help deps redis8-deps browser-deps node-deps node-build node-build-only build module redis8 nextest mdbook docs newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures spec lint lint-only clean
+.PHONY: help deps redis8-deps browser-deps dist-deps node-deps node-build node-build-only build module redis8 nextest mdbook docs newest-python run test test-deps check test-node peer-suites test-oldest oldest-venv oldest-venv-only bench stress fixtures spec lint lint-only clean dist dist-only dist-dir dist-tarball dist-deb dist-python dist-npm cargo-deb python-build
 
 help: ## this list
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  make %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -71,6 +92,9 @@ redis8-deps: ## install what building Redis 8.6 from source needs
 # What the documentation site's browser test needs (tests/docs/test_browser.py).
 browser-deps:
 	@$(call apt_install,$(BROWSER_PACKAGES))
+
+dist-deps:
+	@$(call apt_install,$(DIST_PACKAGES))
 
 # The Node.js package (clients/node): Debian's nodejs and npm when the machine
 # has no node; its dependencies from the committed lockfile (npm ci, from the
@@ -129,6 +153,58 @@ mdbook:
 
 docs: mdbook ## build the documentation site into target/book/ (open target/book/index.html; its pages: docs/src/)
 	$(MDBOOK) build docs
+
+dist: deps node-deps dist-deps ## the release's artifacts into dist/: the module's tarball, the Debian package, the Python sdist and wheel, the npm tarball, SHA256SUMS
+	@$(MAKE) --no-print-directory -j4 dist-only
+
+# The artifacts, each built once what it is built from is (the module, the
+# Node package's build, cargo-deb, build), side by side; then their sums.
+dist-only: dist-tarball dist-deb dist-python dist-npm
+	cd dist && sha256sum $(DIST_FILES) >SHA256SUMS
+	@cd dist && ls -l $(DIST_FILES) SHA256SUMS
+
+dist-dir:
+	@rm -rf dist && mkdir dist
+
+# The module, LICENSE, a short README, the CHANGELOG and the configuration
+# snippet (generated from the spec), in a directory of the tarball's name;
+# owner, order and times fixed (the last commit's time), so that the same
+# commit makes the same tarball.
+dist-tarball: dist-dir module
+	rm -rf $(DIST_STAGING)/$(TARBALL) && mkdir -p $(DIST_STAGING)/$(TARBALL)
+	install -m 755 $(MODULE) $(DIST_STAGING)/$(TARBALL)/librecipes.so
+	install -m 644 LICENSE CHANGELOG.md packaging/redis/recipes.conf $(DIST_STAGING)/$(TARBALL)/
+	install -m 644 packaging/README $(DIST_STAGING)/$(TARBALL)/README
+	tar -C $(DIST_STAGING) --sort=name --owner=0 --group=0 --numeric-owner \
+	  --mtime=@$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} -cf - $(TARBALL) | gzip -9n >dist/$(TARBALL).tar.gz
+
+# Cargo.toml's [package.metadata.deb] says what goes where; the module as
+# built, symbols kept (panics log a backtrace), the same file as the tarball's.
+dist-deb: dist-dir module cargo-deb
+	$(CARGO_DEB) --quiet --no-build --no-strip --output dist/redis-recipes_$(VERSION)-1_amd64.deb
+
+# From a copy of the package's files (those git does not ignore): the installs
+# of `make test` build the package in its source tree at the same time. With
+# the repository's LICENSE beside them, which setuptools puts in both.
+dist-python: dist-dir python-build
+	rm -rf $(DIST_STAGING)/python && mkdir -p $(DIST_STAGING)/python
+	git ls-files -co --exclude-standard clients/python | tar -cf - -T - | tar -xf - -C $(DIST_STAGING)/python
+	install -m 644 LICENSE $(DIST_STAGING)/python/clients/python/
+	python3 -m build --quiet --outdir dist $(DIST_STAGING)/python/clients/python
+
+# The package as built by node-build-only (npm pack's own prepack would build it again).
+dist-npm: dist-dir node-build-only
+	cd clients/node && npm pack --ignore-scripts --silent --pack-destination $(CURDIR)/dist >/dev/null
+
+# cargo-deb, at this version, into .tools/ when it is not there.
+cargo-deb:
+	@$(CARGO_DEB) --version 2>/dev/null | grep -qx "cargo-deb $(CARGO_DEB_VERSION)" || \
+	  $(CARGO) install --locked --quiet --debug --no-default-features cargo-deb --version $(CARGO_DEB_VERSION) \
+	    --root $(CURDIR)/.tools
+
+python-build:
+	@python3 -m build --version 2>/dev/null | grep -q "^build $(PYTHON_BUILD_VERSION) " || \
+	  $(call pip_install,build==$(PYTHON_BUILD_VERSION))
 
 # The package with its test extras and the newest redis-py it claims (pip
 # upgrades redis within the package's bounds), and pytest-xdist. After
@@ -190,7 +266,7 @@ stress: build redis8-deps ## the long attack runs and valgrind memcheck (bench/r
 # replies it gives on loading them. Run once per release, and commit them.
 fixtures: build ## write this release's upgrade fixtures (tests/fixtures/<version>/)
 	RECIPES_MODULE=$(MODULE) REDIS_SERVER=$$(command -v redis-server) \
-	  RECIPES_FIXTURE_RELEASE=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) \
+	  RECIPES_FIXTURE_RELEASE=$(VERSION) \
 	  $(CARGO) test --release --test suites upgrade::write_fixtures -- --ignored --exact
 
 # Cargo.toml's [lints] (unsafe blocks documented, no unsafe call outside one)
