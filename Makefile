@@ -119,12 +119,12 @@ run: build ## build, then run redis-server with the module on port 6379 (PORT=n 
 
 # `make test` and `make check`: what the tests need is installed (apt first,
 # once), then built side by side (the module, Redis 8.6, the Node package, the
-# two Python environments, cargo-nextest), then tests/run.sh runs the parts
+# two Python environments, cargo-nextest, the release's artifacts), then tests/run.sh runs the parts
 # side by side (see its header). RECIPES_REQUIRE_SERVERS=1: a server that is
 # missing fails the run (a plain `cargo test` or `pytest` skips its tests
 # instead).
-test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites, the documentation site
-	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest mdbook
+test: test-deps ## every test: Rust suites on Redis 7.0, 8.6 and Valkey 9, the Python package on the newest and the oldest redis-py, the Node.js package, the peer suites, the documentation site, the release's artifacts installed
+	@$(MAKE) --no-print-directory -j6 module redis8 node-build-only oldest-venv-only newest-python nextest mdbook dist-only
 	redis8=$(redis8_server) && $(test_env) && OLDEST_PYTHON=$(OLDEST_VENV)/bin/python bash tests/run.sh full
 
 check: deps node-deps browser-deps ## the loop while writing code (5 minutes): lints, unit tests, the Rust suites, the Python and Node packages, the site, on Valkey only
@@ -132,7 +132,7 @@ check: deps node-deps browser-deps ## the loop while writing code (5 minutes): l
 	@$(MAKE) --no-print-directory lint-only
 	$(test_env) && bash tests/run.sh check
 
-test-deps: deps redis8-deps node-deps browser-deps
+test-deps: deps redis8-deps node-deps browser-deps dist-deps
 
 module:
 	$(CARGO) build --release
@@ -279,8 +279,8 @@ lint-only:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	@$(call pip_install,"./clients/python[test]")
 	python3 -m ruff check clients/python
-	python3 -m ruff check --config clients/python/pyproject.toml tools tests/docs
-	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py tests/docs
+	python3 -m ruff check --config clients/python/pyproject.toml tools tests/docs tests/dist
+	python3 -m mypy --strict clients/python/src/redis_recipes tools/generate.py tests/docs tests/dist
 	python3 tools/generate.py --check
 
 # The module's spec (docs/spec.json, from its declarations) and every file

@@ -6,7 +6,8 @@
 # replicas syncing), so they run side by side: the Rust suites (every test of
 # every binary in one cargo-nextest pool), the Python package on the newest
 # and on the oldest redis-py (pytest-xdist workers), the Node package, and the
-# documentation site (built, its links checked, every page opened in Chromium).
+# documentation site (built, its links checked, every page opened in Chromium),
+# and the release's artifacts, installed as a user installs them.
 # Then apart from them the tests whose timing bounds do not hold beside other
 # work: the Python tests marked `alone` (newest, then oldest redis-py),
 # then, alone, the peer libraries' own
@@ -158,6 +159,14 @@ docs_tests() {
   python3 -m pytest tests/docs -q -p no:cacheprovider -p no:asyncio -rfEs --junitxml="$reports/docs.xml"
 }
 
+# The release's artifacts (tests/dist): `make dist`'s files in dist/ installed as a user installs them, the Debian
+# package with dpkg on this machine (then removed), the wheel and the npm tarball in a fresh virtualenv and npm
+# project, each running the README's first example on Debian's redis-server. About 15 s, mostly dpkg, pip and npm
+# at work: beside the first group. Not in `make check`, which builds no artifact.
+dist_tests() {
+  python3 -m pytest tests/dist -q -p no:cacheprovider -p no:asyncio -rfEs --junitxml="$reports/dist.xml"
+}
+
 status=0
 if [ "$mode" = check ]; then
   (
@@ -181,6 +190,7 @@ else
   # start in time.
   start node node_tests_both
   start docs docs_tests
+  start dist dist_tests
   finish || status=1
   # Apart from the rest, one after the other: our tests whose timing bounds
   # need a machine that runs nothing else of the run (on the newest redis-py,
