@@ -59,9 +59,12 @@ DIST_FILES := $(TARBALL).tar.gz redis-recipes_$(VERSION)-1_amd64.deb redis_recip
 CARGO_DEB_VERSION := 3.8.0
 CARGO_DEB := $(CURDIR)/.tools/bin/cargo-deb
 DIST_PACKAGES := dpkg-dev binutils xz-utils
-# The Python sdist and wheel: `python -m build` (pinned), which builds them in
-# an environment of its own with setuptools from the machine's pip configuration.
+# The Python sdist and wheel: `python -m build` (pinned), in a virtualenv of
+# its own in .tools/ (`make test` installs into the machine's Python at the
+# same time), which builds them with setuptools from the machine's pip
+# configuration.
 PYTHON_BUILD_VERSION := 1.6.1
+PYTHON_BUILD := $(CURDIR)/.tools/python-build/bin/python
 # Where `make dist` lays out the tarball and copies the Python package to build it.
 DIST_STAGING := target/dist-staging
 
@@ -190,7 +193,7 @@ dist-python: dist-dir python-build
 	rm -rf $(DIST_STAGING)/python && mkdir -p $(DIST_STAGING)/python
 	git ls-files -co --exclude-standard clients/python | tar -cf - -T - | tar -xf - -C $(DIST_STAGING)/python
 	install -m 644 LICENSE $(DIST_STAGING)/python/clients/python/
-	python3 -m build --quiet --outdir dist $(DIST_STAGING)/python/clients/python
+	$(PYTHON_BUILD) -m build --quiet --outdir dist $(DIST_STAGING)/python/clients/python
 
 # The package as built by node-build-only (npm pack's own prepack would build it again).
 dist-npm: dist-dir node-build-only
@@ -203,8 +206,9 @@ cargo-deb:
 	    --root $(CURDIR)/.tools
 
 python-build:
-	@python3 -m build --version 2>/dev/null | grep -q "^build $(PYTHON_BUILD_VERSION) " || \
-	  $(call pip_install,build==$(PYTHON_BUILD_VERSION))
+	@$(PYTHON_BUILD) -m build --version 2>/dev/null | grep -q "^build $(PYTHON_BUILD_VERSION) " || { \
+	  python3 -m venv $(CURDIR)/.tools/python-build && \
+	  $(PYTHON_BUILD) -m pip install --quiet build==$(PYTHON_BUILD_VERSION); }
 
 # The package with its test extras and the newest redis-py it claims (pip
 # upgrades redis within the package's bounds), and pytest-xdist. After
