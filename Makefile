@@ -51,8 +51,8 @@ DIST_FILES := $(TARBALL).tar.gz redis-recipes_$(VERSION)-1_amd64.deb redis_recip
 	redis_recipes-$(VERSION)-py3-none-any.whl redis-recipes-$(VERSION).tgz
 # The Debian package is built by cargo-deb at this version, installed with
 # cargo into .tools/ when it is not there: unoptimised (--debug: 64 CPU
-# seconds to compile here, against 141 for a release build; it packages the
-# module in 1.4) and without its default features, so that it compresses with
+# seconds to compile here, against 141 for a release build; either packages the
+# module in under 2 CPU seconds) and without its default features, so that it compresses with
 # Debian's xz rather than compile liblzma (59 CPU seconds). dpkg-shlibdeps
 # (dpkg-dev) gives the package its libc6 dependency; the install test reads
 # the module's symbol versions with objdump (binutils).
@@ -181,8 +181,10 @@ dist-tarball: dist-dir module
 	tar -C $(DIST_STAGING) --sort=name --owner=0 --group=0 --numeric-owner \
 	  --mtime=@$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} -cf - $(TARBALL) | gzip -9n >dist/$(TARBALL).tar.gz
 
-# Cargo.toml's [package.metadata.deb] says what goes where; the module as
-# built, symbols kept (panics log a backtrace), the same file as the tarball's.
+# Cargo.toml's [package.metadata.deb] says what goes where. The module as
+# built and tested, not stripped: the same file as the tarball's, whose symbol
+# table names its functions in a debugger, perf or a core dump (80 KB more in
+# the package).
 dist-deb: dist-dir module cargo-deb
 	$(CARGO_DEB) --quiet --no-build --no-strip --output dist/redis-recipes_$(VERSION)-1_amd64.deb
 
