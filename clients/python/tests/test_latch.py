@@ -65,21 +65,23 @@ def test_a_latch_with_a_ttl_opens_when_it_ends(clients: Clients) -> None:
 
 
 def test_long_latch_waits_are_sent_in_chunks(clients: Clients, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(redis_recipes.latch, "CHUNK", 0.2)
+    # Chunks of 0.5 s: a round trip eats into the time a chunk covers, so the
+    # counts below hold while one takes under 0.2 s (both cores busy: a few ms).
+    monkeypatch.setattr(redis_recipes.latch, "CHUNK", 0.5)
 
     async def body(client: Any, recipes: Any) -> None:
         latch = recipes.CountDownLatch(client, "latch")
         assert await value(latch.try_set_count(1)) is True
         before = commands(clients.plain, "latch.wait")
         started = time.monotonic()
-        assert await value(latch.wait(0.5)) is False
-        assert 0.45 < time.monotonic() - started < 2
-        assert commands(clients.plain, "latch.wait") - before == 3  # 0.2 + 0.2 + 0.1 s
-        clients.plain.pexpire("latch", 700)  # opens in 0.7 s
+        assert await value(latch.wait(1.2)) is False
+        assert 1.15 < time.monotonic() - started < 3
+        assert commands(clients.plain, "latch.wait") - before == 3  # 0.5 + 0.5 + 0.2 s
+        clients.plain.pexpire("latch", 1500)  # opens in 1.5 s
         before = commands(clients.plain, "latch.wait")
         started = time.monotonic()
         assert await value(latch.wait()) is True
-        assert 0.5 < time.monotonic() - started < 3
-        assert commands(clients.plain, "latch.wait") - before >= 4
+        assert 1.3 < time.monotonic() - started < 4
+        assert commands(clients.plain, "latch.wait") - before >= 3
 
     run(clients, body)
