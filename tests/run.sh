@@ -104,9 +104,18 @@ finish() {
   return $status
 }
 
+# kill_tree PID: the process and every process under it, the deepest first
+# (a part is a subshell whose children, cargo-nextest, pytest or npm, have
+# children of their own).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill -- "$1" 2>/dev/null
+}
+
 stop_everything() {
   local pid
-  for pid in "${pids[@]}"; do kill -- "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do kill_tree "$pid"; done
   for pid in $(servers_of_this_run); do kill -9 "$pid" 2>/dev/null; done
 }
 trap 'stop_everything; exit 130' INT TERM
@@ -169,16 +178,18 @@ dist_tests() {
 
 status=0
 if [ "$mode" = check ]; then
-  (
-    export RECIPES_FLAVORS=valkey
-    start rust rust
-    start python python_tests python3 python 'not alone'
-    start node node_tests current node
-    start docs docs_tests
-    finish || exit 1
+  # In this shell, not a subshell: a subshell's parts are out of the trap's reach.
+  export RECIPES_FLAVORS=valkey
+  start rust rust
+  start python python_tests python3 python 'not alone'
+  start node node_tests current node
+  start docs docs_tests
+  if finish; then
     start python-alone python_tests python3 python-alone alone
-    finish
-  ) || status=1
+    finish || status=1
+  else
+    status=1
+  fi
 else
   start rust rust
   start python python_tests python3 python 'not alone'
