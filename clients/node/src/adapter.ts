@@ -35,6 +35,8 @@ interface Dedicated {
   /** Lets its socket keep the process alive (while a wait is in flight) or not (while idle). */
   ref(): void;
   unref(): void;
+  /** True once the connection has ended for good (its server went away while it was idle): never used again. */
+  gone(): boolean;
 }
 
 /** The commands a class sends, whatever the client. */
@@ -276,8 +278,11 @@ abstract class Base implements Connection {
   private async take(key: Arg, address?: string): Promise<Dedicated> {
     const node = address ?? this.nodeOf(key);
     const list = this.idle.get(node);
-    const found = list?.pop();
-    if (found) {
+    for (let found = list?.pop(); found; found = list?.pop()) {
+      if (found.gone()) {
+        found.destroy();
+        continue;
+      }
       found.ref();
       return found;
     }
@@ -408,6 +413,7 @@ function ioredisDedicated(node: string, redis: AnyClient): Dedicated {
     },
     ref: () => redis.stream?.ref?.(),
     unref: () => redis.stream?.unref?.(),
+    gone: () => redis.status === 'end',
   };
   // A dropped connection rejects its command; the error event must not go unhandled.
   redis.on('error', () => undefined);
@@ -515,6 +521,7 @@ Promise<Dedicated> {
     },
     ref: () => dedicated.ref(),
     unref: () => dedicated.unref(),
+    gone: () => !dedicated.isOpen,
   };
 }
 
@@ -624,6 +631,8 @@ class NodeRedis3 extends Base {
   protected async open(): Promise<Dedicated> {
     const client = this.client.duplicate({ retry_strategy: () => undefined, enable_offline_queue: true });
     client.on('error', () => undefined);
+    let ended = false;
+    client.on('end', () => (ended = true));
     return {
       node: 'single',
       id: 0,
@@ -634,6 +643,7 @@ class NodeRedis3 extends Base {
       },
       ref: () => client.stream?.ref?.(),
       unref: () => client.stream?.unref?.(),
+      gone: () => ended,
     };
   }
   protected unblock(_node: string, id: number): Promise<unknown> {
