@@ -221,16 +221,22 @@ newest-python: oldest-venv-only
 test-node: build redis8-deps node-build ## the Node.js package's tests (Node's test runner) on the three servers
 	redis8=$(redis8_server) && $(test_env) && cd clients/node && npm test
 
-# rate-limiter-flexible's own Redis suites (test/RateLimiterRedis.ioredis.test.js and .redis.test.js of its
-# repository; its npm package does not ship them), unedited, against the drop-in: RLF_REPO is a checkout of
-# animir/node-rate-limiter-flexible. clients/node/scripts/rlf-suites.mjs installs what they need in a temporary
-# directory and starts the servers (see its header). Without RLF_REPO it says it skipped.
-ifeq ($(strip $(RLF_REPO)),)
-peer-suites: node-deps ## rate-limiter-flexible's own Redis suites against its drop-in (RLF_REPO=/path/to/a/checkout of its repository)
+# The Node drop-ins' peer suites that live only in their libraries' repositories (their npm packages do not
+# ship them), unedited, against the drop-ins; each a checkout passed as a directory:
+# - RLF_REPO (animir/node-rate-limiter-flexible): its Redis suites test/RateLimiterRedis.{ioredis,redis}.test.js,
+#   by clients/node/scripts/rlf-suites.mjs;
+# - SEMAPHORE_REPO (swarthy/redis-semaphore): its tests of its public classes (test/src/*.test.ts), by
+#   clients/node/scripts/redis-semaphore-suites.mjs.
+# Each script installs what the tests need in a temporary directory and starts the servers (see its header);
+# without its directory it says it skipped.
+ifeq ($(strip $(RLF_REPO)$(SEMAPHORE_REPO)),)
+peer-suites: node-deps ## the Node drop-ins' peer suites (RLF_REPO=, SEMAPHORE_REPO=: checkouts of rate-limiter-flexible, redis-semaphore)
 	@node clients/node/scripts/rlf-suites.mjs
+	@node clients/node/scripts/redis-semaphore-suites.mjs
 else
 peer-suites: build redis8-deps node-build
-	redis8=$(redis8_server) && $(test_env) && RLF_REPO="$(RLF_REPO)" node clients/node/scripts/rlf-suites.mjs
+	redis8=$(redis8_server) && $(test_env) && RLF_REPO="$(RLF_REPO)" node clients/node/scripts/rlf-suites.mjs && \
+	  SEMAPHORE_REPO="$(SEMAPHORE_REPO)" node clients/node/scripts/redis-semaphore-suites.mjs
 endif
 
 # The Python package's tests on redis==$(OLDEST_REDIS_PY), the oldest redis-py
