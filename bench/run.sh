@@ -817,13 +817,16 @@ wants dropin && mv "$dropin_results.tmp" "$dropin_results"
 # The Node.js drop-ins against the libraries they replace (clients/node built by
 # `make bench`): redlock under contention (bench/redlock.mjs: its tables replace
 # everything from the "Machine:" line of bench/results/redlock.md on, the text
-# above it stays), rate-limiter-flexible's consume() (bench/dropin_rlf.mjs).
+# above it stays), rate-limiter-flexible's consume() (bench/dropin_rlf.mjs), redis-semaphore's Mutex and
+# Semaphore contended and alone (bench/redis-semaphore.mjs, into bench/results/redis-semaphore.md the same way).
 if wants node; then
   export REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)} RECIPES_MODULE=$module
   node bench/dropin_rlf.mjs bench/results/dropin-node-rates.md
   { sed '/^Machine:/,$d' bench/results/redlock.md; node bench/redlock.mjs; } > bench/results/redlock.md.tmp
   mv bench/results/redlock.md.tmp bench/results/redlock.md
-  cat bench/results/dropin-node-rates.md bench/results/redlock.md
+  { sed '/^Machine:/,$d' bench/results/redis-semaphore.md; node bench/redis-semaphore.mjs; } > bench/results/redis-semaphore.md.tmp
+  mv bench/results/redis-semaphore.md.tmp bench/results/redis-semaphore.md
+  cat bench/results/dropin-node-rates.md bench/results/redlock.md bench/results/redis-semaphore.md
 fi
 
 # AUTOCOMPLETE against the book's prefix tables (one sorted set per prefix):
