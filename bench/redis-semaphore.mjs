@@ -3,15 +3,16 @@
 //   `Semaphore` of limit 2) 200 times around a 1 ms critical section. The wait is the time from acquire() to
 //   holding it; a TimeoutError (the library gave up after acquireTimeout) is asked again, the wait still counted
 //   from the first ask.
-// - uncontended: one worker taking and releasing a `Mutex` (or a `Semaphore`'s slot) 2000 times, nobody else on
+// - uncontended: one worker taking and releasing a `Mutex` (or a `Semaphore`'s slot) 1000 times, nobody else on
 //   the key: acquire-and-release pairs a second.
-// Three rounds of each variant, interleaved; each cell the median of the rounds, the longest wait with its range.
+// Three contended rounds of each variant, interleaved, then seven uncontended ones, interleaved (a shared machine's
+// load swings: short rounds side by side compare better); each cell the median of the rounds, with its range.
 // Prints markdown tables (bench/results/redis-semaphore.md).
 //
 //   node bench/redis-semaphore.mjs   (after `npm ci && npm run build` in clients/node; servers from the environment:
 //                                     REDIS_SERVER, REDIS8_SERVER, VALKEY_SERVER, RECIPES_MODULE, as for the tests)
 import { createRequire } from 'node:module';
-import { cpus, totalmem, release } from 'node:os';
+import { cpus, loadavg, totalmem, release } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { launch } from '../clients/node/test/servers.mjs';
 
@@ -23,8 +24,9 @@ const Redis = require('ioredis');
 
 const WORKERS = 8;
 const ROUNDS = 200;
-const ALONE = 2000;
+const ALONE = 1000;
 const ROUNDS_OF_EACH = 3;
+const ALONE_ROUNDS = 7;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -111,31 +113,31 @@ const only = process.argv[2];
 const lines = [];
 const cpu = cpus();
 lines.push(`Machine: ${cpu.length} cores (${cpu[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux ` +
-  `${release()}, Node ${process.version}. The workers and the server share the machine. ` +
-  `${new Date().toISOString().slice(0, 10)}.`, '');
+  `${release()}, Node ${process.version}. The workers and the server share the machine; its load average (1, 5, ` +
+  `15 min) was ${loadavg().map((l) => l.toFixed(1)).join(', ')} when the run began. ${new Date().toISOString().slice(0, 10)}.`, '');
 for (const variable of FLAVORS) {
   const path = process.env[variable];
   if (!path || (only && only !== variable)) continue;
   const server = await start(path);
   const name = variable === 'VALKEY_SERVER' ? 'Valkey' : 'Redis';
-  lines.push(`### ${name} ${server.version}: ${WORKERS} workers × ${ROUNDS} critical sections of 1 ms; one worker alone × ${ALONE}`, '');
+  lines.push(`### ${name} ${server.version}: ${WORKERS} workers × ${ROUNDS} critical sections of 1 ms; one worker alone × ${ALONE}, ${ALONE_ROUNDS} rounds`, '');
   lines.push('| lock | contended: total s | p50 wait ms | p99 wait ms | longest wait ms (range) | TimeoutErrors | alone: acquire+release/s (range) |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|');
   const results = VARIANTS.map(() => []);
+  const rates = VARIANTS.map(() => []);
   for (let round = 0; round < ROUNDS_OF_EACH; round++) {
-    for (const [i, [, library, kind]] of VARIANTS.entries()) {
-      const busy = await contended(server.port, library, kind);
-      busy.alone = await alone(server.port, library, kind);
-      results[i].push(busy);
-    }
+    for (const [i, [, library, kind]] of VARIANTS.entries()) results[i].push(await contended(server.port, library, kind));
+  }
+  for (let round = 0; round < ALONE_ROUNDS; round++) {
+    for (const [i, [, library, kind]] of VARIANTS.entries()) rates[i].push(await alone(server.port, library, kind));
   }
   for (const [i, [label]] of VARIANTS.entries()) {
     const m = (key) => median(results[i].map((r) => r[key]));
     const maxes = results[i].map((r) => Math.round(r.max));
-    const rates = results[i].map((r) => Math.round(r.alone));
+    const rate = rates[i].map(Math.round);
     lines.push(`| ${label} | ${m('seconds').toFixed(2)} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ` +
       `${Math.round(m('max'))} (${Math.min(...maxes)}–${Math.max(...maxes)}) | ` +
-      `${results[i].map((r) => r.failures).join(', ')} | ${Math.round(m('alone'))} (${Math.min(...rates)}–${Math.max(...rates)}) |`);
+      `${results[i].map((r) => r.failures).join(', ')} | ${median(rate)} (${Math.min(...rate)}–${Math.max(...rate)}) |`);
   }
   lines.push('');
   await server.stop();
