@@ -154,6 +154,27 @@ for (const flavor of flavors()) {
         }
       });
 
+      it('acquireAttemptsLimit bounds the wait as it bounds the library\'s polling', async () => {
+        const holder = new Mutex(client, 'n1', QUICK);
+        await holder.acquire();
+        // The tries the server saw: the module's LOCK.ACQUIRE (a try, then a wait), the library's SET NX.
+        const tries = () => calls(client, module ? 'lock\\.acquire' : 'set');
+        for (const [options, sent, least, most] of [
+          [{ acquireAttemptsLimit: 1 }, 1, 0, 2000],
+          [{ acquireAttemptsLimit: 3, retryInterval: 100 }, module ? 2 : 3, 190, 2000],
+          [{ acquireTimeout: 0 }, 0, 0, 2000],
+        ]) {
+          const before = await tries();
+          const began = Date.now();
+          assert.equal(await new Mutex(client, 'n1', { ...QUICK, acquireTimeout: 5000, ...options }).tryAcquire(), false);
+          const took = Date.now() - began;
+          assert.equal(await tries() - before, sent, JSON.stringify(options));
+          // Bounded by the attempts (about 200 ms), not by acquireTimeout (5 s).
+          assert.ok(took >= least && took <= most, `${JSON.stringify(options)}: ${took} ms`);
+        }
+        await holder.release();
+      });
+
       it('an aborted acquire rejects with the signal\'s reason and holds nothing', async () => {
         for (const make of [
           () => new Mutex(client, 'a1', { ...QUICK, acquireTimeout: 5000 }),
