@@ -1,0 +1,311 @@
+"""pyrate-limiter's ``RedisBucket`` on the module's RATE commands, one import
+away: ``from redis_recipes.drop_in.pyrate_limiter import RedisBucket`` for
+``from pyrate_limiter import RedisBucket``, built as the library's is
+(``RedisBucket.init(rates, redis, bucket_key)``, awaited for a
+``redis.asyncio`` client) and used by pyrate-limiter's own ``Limiter``,
+``BucketFactory`` and ``try_acquire``/``try_acquire_async``.
+
+With the default algorithm (``SlidingWindowLog``) a ``put`` is one
+``RATE.LIMIT key limit interval [AND limit interval …] COST weight
+SLIDING``: the bucket's rates are the limits of one key, checked and
+consumed all or nothing, by the server's clock (the library's script
+counts by each client's clock, and ``EVALSHA`` answers ``NOSCRIPT`` on a
+server that lost its script cache). A refused ``put`` records the server's
+``retry_after_ms``. ``count`` and ``peek`` are ``RATE.PEEK`` (nothing is
+consumed); ``leak`` has nothing to do (the window drops old entries as it
+records new ones, and the key expires once no rate sees them); ``flush``
+deletes the key, as the library's.
+
+A blocking acquire of ``Limiter(bucket)`` waits in the server's queue: the
+bucket's ``limiter_lock()`` (which pyrate-limiter's ``Limiter`` takes
+around each put) tells the bucket that the caller blocks, and until when.
+A refused put then queues, first come first served, in ``LOCK.ACQUIRE
+<bucket_key>:queue … WAIT``; the client at the head of that queue takes the
+next room the moment the server's ``retry_after_ms`` says it is there, and
+hands the head on. ``RATE.LIMIT`` itself cannot wait, so the head sleeps
+that long in the client (one timer on the server's time, not polling).
+
+Stored: under ``bucket_key``, RATE's sliding window (a string: a tag and
+one 12-byte entry per millisecond with actions), where the library keeps a
+sorted set of one member per unit; while clients wait, the lock
+``<bucket_key>:queue``. The two formats cannot be shared: this bucket on a
+key of the library's, or the library's on one of this bucket's, raises a
+``WRONGTYPE`` error and changes nothing, so a fleet switches with another
+``bucket_key`` (or once the library's processes have stopped and the key
+is flushed).
+
+Other algorithms (``FixedWindow``, one of the application's) run the
+library's own code and keys, as does every call on a server without the
+module: it is learnt once per server a client talks to, from the first
+RATE command's ``unknown command`` (see ``redis_recipes.drop_in``), and the
+call is made again the library's way (its script, loaded by ``init`` as
+the library loads it).
+"""
+
+import inspect
+import threading
+import time
+import uuid
+from typing import Any, Callable, Optional, Tuple, TypeVar, Union
+
+import redis.asyncio
+import redis.asyncio.cluster
+from pyrate_limiter import RateItem, SlidingWindowLog
+from pyrate_limiter import RedisBucket as LibraryBucket
+from pyrate_limiter.abstracts.algorithm import ADMITTED, Decision
+
+from .._catalogue import WrongType
+from .._core import Pause, Recipe, Request, Steps, as_dict, ms, waiting
+from ..asyncio import AsyncDriver
+from ..errors import ModuleNotLoaded
+from ._servers import found_without_module, without_module
+from .lock import wait_slice
+
+T = TypeVar("T")
+
+MAX_COUNT = 2**31 - 1
+"""RATE's largest ``max``: the limit ``count`` reads the window with."""
+MAX_PERIOD_MS = 36_525 * 86_400_000
+"""RATE's longest period (100 years): ``count`` and ``peek`` see every
+entry the window keeps."""
+_library: Any = LibraryBucket
+"""The library's bucket, for its methods that are not typed."""
+HEAD_LEASE_MS = 2_000
+"""The lease of the head of the queue (``<bucket_key>:queue``) past its
+next try: a head that dies holds the queue no longer than this."""
+
+
+class _Waiting:
+    """What the ``Limiter`` told the bucket about the acquire under way in
+    this thread: whether it blocks and until when (``time.monotonic()``,
+    None for no end). Set by the ``limiter_lock`` around each put."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def get(self) -> Optional[Tuple[bool, Optional[float]]]:
+        mode: Optional[Tuple[bool, Optional[float]]] = getattr(self.local, "mode", None)
+        return mode
+
+
+class LimiterLock:
+    """The lock ``RedisBucket.limiter_lock()`` gives pyrate-limiter's
+    ``Limiter``: it never blocks anybody (taking it always succeeds at
+    once); taking it records whether the acquire it guards blocks, and its
+    deadline, for the bucket's ``put`` in this thread."""
+
+    def __init__(self, waiting: _Waiting) -> None:
+        self._waiting = waiting
+
+    def acquire(self, blocking: bool = True, timeout: Union[float, int, None] = -1) -> bool:
+        deadline = None if not blocking or timeout is None or timeout < 0 else time.monotonic() + timeout
+        self._waiting.local.mode = (blocking, deadline)
+        return True
+
+    def release(self) -> None:
+        self._waiting.local.mode = None
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def _untyped(value: Any) -> Any:
+    return value
+
+
+def _is_async(client: Any) -> bool:
+    return isinstance(client, (redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster))
+
+
+class _AsyncRunner(AsyncDriver):
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+
+def _fields(reply: Any) -> Tuple[int, int, int, int]:
+    """``limited``, ``limit``, ``remaining`` and ``retry_after_ms`` of a
+    ``RATE.LIMIT``/``RATE.PEEK`` reply (an array, or a map under RESP3)."""
+    if isinstance(reply, dict):
+        named = as_dict(reply)
+        return (int(named["limited"]), int(named["limit"]), int(named["remaining"]), int(named["retry_after_ms"]))
+    return int(reply[0]), int(reply[1]), int(reply[2]), int(reply[3])
+
+
+class RedisBucket(LibraryBucket):
+    """pyrate-limiter's ``RedisBucket`` on RATE (see the module's
+    docstring): same constructor, ``init``, methods, results and errors."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._waiting = _Waiting()
+        self._queue = f"{self.bucket_key}:queue"
+
+    # -- which way -----------------------------------------------------------
+
+    def _native(self) -> bool:
+        """Whether this bucket's calls go to RATE: the sliding-window log
+        (the library's default algorithm) on a server not found without
+        the module."""
+        return type(self._algorithm) is SlidingWindowLog and not without_module(self.redis, self.bucket_key)
+
+    def _run(self, steps: Steps[T], stock: Callable[[], Any]) -> Any:
+        """``steps`` on the module (a coroutine for an asyncio client), or
+        ``stock()`` (the library's way) on a server without it."""
+        if not self._native():
+            steps.close()
+            return stock()
+        if _is_async(self.redis):
+            return self._run_async(steps, stock)
+        try:
+            return Recipe(self.redis)._drive(steps)
+        except ModuleNotLoaded:
+            found_without_module(self.redis, self.bucket_key)
+            return stock()
+
+    async def _run_async(self, steps: Steps[T], stock: Callable[[], Any]) -> Any:
+        try:
+            return await _AsyncRunner(self.redis)._drive(steps)
+        except ModuleNotLoaded:
+            found_without_module(self.redis, self.bucket_key)
+            done = stock()
+            return await done if inspect.isawaitable(done) else done
+
+    def _limits(self) -> Request:
+        words: Tuple[Any, ...] = ()
+        for rate in self.rates:
+            words += (("AND",) if words else ()) + (rate.limit, rate.interval)
+        return words
+
+    def _checked(self, words: Request) -> Steps[Any]:
+        """``words``' reply; a key holding the library's sorted set raises
+        a ``WRONGTYPE`` error that says so."""
+        try:
+            return (yield words)
+        except WrongType as error:
+            raise WrongType(
+                f"WRONGTYPE {self.bucket_key!r} does not hold a RATE window (pyrate-limiter's own RedisBucket "
+                "keeps a sorted set there): give this bucket another bucket_key, or flush it once no process "
+                f"of the library uses it ({error})"
+            ) from None
+
+    # -- put -------------------------------------------------------------------
+
+    def _limiting(self, item: RateItem) -> Steps[Decision]:
+        """One ``RATE.LIMIT``: the library's verdict for ``item``."""
+        for rate in self.rates:
+            if item.weight > rate.limit:  # can never fit: the library's Decision without a wait
+                return Decision(failing_rate=rate)
+        reply = yield from self._checked(
+            ("RATE.LIMIT", self.bucket_key, *self._limits(), "COST", item.weight, "SLIDING")
+        )
+        limited, limit, _, retry_after_ms = _fields(reply)
+        if not limited:
+            return ADMITTED
+        failing = next(rate for rate in self.rates if rate.limit == limit)
+        return Decision(failing_rate=failing, retry_after_ms=retry_after_ms)
+
+    def _putting(self, item: RateItem, mode: Optional[Tuple[bool, Optional[float]]]) -> Steps[bool]:
+        decision = yield from self._limiting(item)
+        if mode is not None and mode[0] and not decision.allowed and decision.retry_after_ms is not None:
+            decision = yield from self._queued(item, decision, mode[1])
+        return self._record(item, decision)
+
+    def _queued(self, item: RateItem, refused: Decision, deadline: Optional[float]) -> Steps[Decision]:
+        """A blocking put: waits first come first served in the queue
+        ``<bucket_key>:queue``; at its head, tries whenever the server's
+        ``retry_after_ms`` says there is room, until it fits (or the
+        deadline passes: the last refusal)."""
+        token = uuid.uuid4().hex
+        lease = ("PX", HEAD_LEASE_MS)
+        if deadline is None:
+            wait = ms(wait_slice(self.redis))
+            while (yield ("LOCK.ACQUIRE", self._queue, token, *lease, "WAIT", wait)) is None:
+                pass
+        else:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return refused
+            words = ("LOCK.ACQUIRE", self._queue, token, *lease, "WAIT", ms(left))
+            if (yield waiting(words, left)) is None:
+                return refused
+        # At the head. A failed command leaves the head to its lease.
+        while True:
+            decision = yield from self._limiting(item)
+            if decision.allowed or decision.retry_after_ms is None:
+                break
+            pause = decision.retry_after_ms / 1000
+            if deadline is not None and time.monotonic() + pause > deadline:
+                break
+            yield ("LOCK.EXTEND", self._queue, token, "PX", decision.retry_after_ms + HEAD_LEASE_MS)
+            yield Pause(pause)
+        yield ("LOCK.RELEASEIF", self._queue, token)
+        return decision
+
+    def put(self, item: RateItem) -> Any:
+        """``item`` into the bucket: True when every rate has room for its
+        weight (then consumed in all of them), else False with the failing
+        rate and its wait recorded. Inside a blocking ``Limiter`` acquire,
+        a refused put waits in the server's queue (see the module)."""
+        if item.weight <= 0:  # nothing to count: RATE counts a weight of at least 1
+            return self._run(self._admitted(item), lambda: LibraryBucket.put(self, item))
+        mode = self._waiting.get()
+        return self._run(self._putting(item, mode), lambda: LibraryBucket.put(self, item))
+
+    def _admitted(self, item: RateItem) -> Steps[bool]:
+        if False:  # a generator that sends no command
+            yield ()
+        return self._record(item, ADMITTED)
+
+    def limiter_lock(self) -> Optional[object]:
+        """The ``Limiter``'s signal to this bucket that an acquire blocks
+        (``LimiterLock``); it holds nobody back."""
+        return LimiterLock(self._waiting)
+
+    # -- reading -----------------------------------------------------------------
+
+    def _counting(self) -> Steps[int]:
+        reply = yield from self._checked(("RATE.PEEK", self.bucket_key, MAX_COUNT, MAX_PERIOD_MS, "SLIDING"))
+        return MAX_COUNT - _fields(reply)[2]
+
+    def count(self) -> Any:
+        """The units the window holds (``RATE.PEEK``): those of the longest
+        rate's interval, and older ones until the next put drops them."""
+        return self._run(self._counting(), lambda: _library.count(self))
+
+    def _peeking(self, index: int) -> Steps[Optional[RateItem]]:
+        if index < 0:
+            return None
+        words = ("RATE.PEEK", self.bucket_key, index + 1, MAX_PERIOD_MS, "COST", 1, "SLIDING")
+        reply = yield from self._checked(words)
+        limited, _, _, retry_after_ms = _fields(reply)
+        if not limited:  # fewer than index + 1 units
+            return None
+        # The unit leaves a window of MAX_PERIOD_MS in retry_after_ms: it was
+        # recorded MAX_PERIOD_MS - retry_after_ms ago, on this bucket's clock.
+        return RateItem(self.bucket_key, int(_untyped(self).now()) + retry_after_ms - MAX_PERIOD_MS)
+
+    def peek(self, index: int) -> Any:
+        """The unit ``index`` places before the newest (0: the newest),
+        None past the oldest: a ``RateItem`` with the time it was recorded
+        (on this bucket's clock) and the bucket's key as its name (the
+        window keeps times, not names)."""
+        return self._run(self._peeking(index), lambda: LibraryBucket.peek(self, index))
+
+    def leak(self, current_timestamp: Optional[int] = None) -> Any:
+        """Nothing to leak with the module (0): the window forgets what no
+        rate sees as it records, and the key expires with its last entry."""
+        if not self._native():
+            return LibraryBucket.leak(self, current_timestamp)
+        if _is_async(self.redis):
+            return _nothing()
+        return 0
+
+
+async def _nothing() -> int:
+    return 0
+
+
+__all__ = ["LimiterLock", "RedisBucket"]
