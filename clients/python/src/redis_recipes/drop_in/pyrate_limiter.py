@@ -46,8 +46,9 @@ import inspect
 import threading
 import time
 import uuid
-from typing import Any, Callable, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
 
+import redis
 import redis.asyncio
 import redis.asyncio.cluster
 from pyrate_limiter import RateItem, SlidingWindowLog
@@ -55,9 +56,9 @@ from pyrate_limiter import RedisBucket as LibraryBucket
 from pyrate_limiter.abstracts.algorithm import ADMITTED, Decision
 
 from .._catalogue import WrongType
-from .._core import Pause, Recipe, Request, Steps, as_dict, ms, waiting
+from .._core import Pause, Recipe, Request, Steps, as_dict, ms
 from ..asyncio import AsyncDriver
-from ..errors import ModuleNotLoaded
+from ..errors import ModuleNotLoaded, translate
 from ._servers import found_without_module, without_module
 from .lock import wait_slice
 
@@ -68,6 +69,9 @@ MAX_COUNT = 2**31 - 1
 MAX_PERIOD_MS = 36_525 * 86_400_000
 """RATE's longest period (100 years): ``count`` and ``peek`` see every
 entry the window keeps."""
+CONTENDED_S = 1.0
+"""Seconds a bucket refused in a blocking put sends its blocking puts
+through the queue first (see ``RedisBucket._queued``)."""
 _library: Any = LibraryBucket
 """The library's bucket, for its methods that are not typed."""
 HEAD_LEASE_MS = 2_000
@@ -112,6 +116,17 @@ class LimiterLock:
         self.release()
 
 
+def _queue_of(key: str) -> str:
+    """The queue's key: ``<bucket_key>:queue``, in the bucket key's hash
+    slot (its tag, or ``{<bucket_key>}:queue`` for a key without one), so
+    that a cluster sends both of a batch's keys to one node."""
+    opened = key.find("{")
+    closed = key.find("}", opened + 1)
+    if opened != -1 and closed > opened + 1:
+        return f"{key}:queue"
+    return f"{{{key}}}:queue"
+
+
 def _untyped(value: Any) -> Any:
     return value
 
@@ -120,9 +135,37 @@ def _is_async(client: Any) -> bool:
     return isinstance(client, (redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster))
 
 
+class _Batch(Tuple[Request, ...]):
+    """Requests sent together, in one round trip (a pipeline, not a
+    transaction); the reply is the list of their replies, an error reply
+    as its exception (not raised)."""
+
+
+def _replies(replies: List[Any]) -> List[Any]:
+    return [translate(reply) if isinstance(reply, redis.ResponseError) else reply for reply in replies]
+
+
+class _Driver(Recipe):
+    def _send(self, request: Request) -> Any:
+        if isinstance(request, _Batch):
+            pipe = self.client.pipeline(transaction=False)
+            for words in request:
+                pipe.execute_command(*words)
+            return _replies(pipe.execute(raise_on_error=False))
+        return super()._send(request)
+
+
 class _AsyncRunner(AsyncDriver):
     def __init__(self, client: Any) -> None:
         self.client = client
+
+    async def _send(self, request: Request) -> Any:
+        if isinstance(request, _Batch):
+            pipe = self.client.pipeline(transaction=False)
+            for words in request:
+                pipe.execute_command(*words)
+            return _replies(await pipe.execute(raise_on_error=False))
+        return await super()._send(request)
 
 
 def _fields(reply: Any) -> Tuple[int, int, int, int]:
@@ -141,7 +184,8 @@ class RedisBucket(LibraryBucket):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._waiting = _Waiting()
-        self._queue = f"{self.bucket_key}:queue"
+        self._queue = _queue_of(self.bucket_key)
+        self._contended_until = 0.0
 
     # -- which way -----------------------------------------------------------
 
@@ -160,7 +204,7 @@ class RedisBucket(LibraryBucket):
         if _is_async(self.redis):
             return self._run_async(steps, stock)
         try:
-            return Recipe(self.redis)._drive(steps)
+            return _Driver(self.redis)._drive(steps)
         except ModuleNotLoaded:
             found_without_module(self.redis, self.bucket_key)
             return stock()
@@ -179,10 +223,13 @@ class RedisBucket(LibraryBucket):
             words += (("AND",) if words else ()) + (rate.limit, rate.interval)
         return words
 
-    def _checked(self, words: Request) -> Steps[Any]:
+    def _checked(self, words: Request, failed: Optional[WrongType] = None) -> Steps[Any]:
         """``words``' reply; a key holding the library's sorted set raises
-        a ``WRONGTYPE`` error that says so."""
+        a ``WRONGTYPE`` error that says so (``failed``: the error a batch
+        already had)."""
         try:
+            if failed is not None:
+                raise failed
             return (yield words)
         except WrongType as error:
             raise WrongType(
@@ -193,56 +240,99 @@ class RedisBucket(LibraryBucket):
 
     # -- put -------------------------------------------------------------------
 
-    def _limiting(self, item: RateItem) -> Steps[Decision]:
-        """One ``RATE.LIMIT``: the library's verdict for ``item``."""
+    def _limit_words(self, item: RateItem) -> Request:
+        return ("RATE.LIMIT", self.bucket_key, *self._limits(), "COST", item.weight, "SLIDING")
+
+    def _never_fits(self, item: RateItem) -> Optional[Decision]:
+        """The library's verdict for a weight above a rate's limit (no
+        wait), or None."""
         for rate in self.rates:
-            if item.weight > rate.limit:  # can never fit: the library's Decision without a wait
+            if item.weight > rate.limit:
                 return Decision(failing_rate=rate)
-        reply = yield from self._checked(
-            ("RATE.LIMIT", self.bucket_key, *self._limits(), "COST", item.weight, "SLIDING")
-        )
+        return None
+
+    def _decision(self, reply: Any) -> Decision:
+        """The library's verdict from a ``RATE.LIMIT`` reply."""
         limited, limit, _, retry_after_ms = _fields(reply)
         if not limited:
             return ADMITTED
         failing = next(rate for rate in self.rates if rate.limit == limit)
         return Decision(failing_rate=failing, retry_after_ms=retry_after_ms)
 
+    def _limiting(self, item: RateItem) -> Steps[Decision]:
+        """One ``RATE.LIMIT``: the library's verdict for ``item``."""
+        never = self._never_fits(item)
+        if never is not None:
+            return never
+        return self._decision((yield from self._checked(self._limit_words(item))))
+
     def _putting(self, item: RateItem, mode: Optional[Tuple[bool, Optional[float]]]) -> Steps[bool]:
-        decision = yield from self._limiting(item)
-        if mode is not None and mode[0] and not decision.allowed and decision.retry_after_ms is not None:
-            decision = yield from self._queued(item, decision, mode[1])
+        if mode is None or not mode[0] or self._never_fits(item) is not None:
+            decision = yield from self._limiting(item)
+        elif time.monotonic() < self._contended_until:
+            decision = yield from self._queued(item, mode[1])
+        else:
+            decision = yield from self._limiting(item)
+            if not decision.allowed and decision.retry_after_ms is not None:
+                decision = yield from self._queued(item, mode[1])
         return self._record(item, decision)
 
-    def _queued(self, item: RateItem, refused: Decision, deadline: Optional[float]) -> Steps[Decision]:
-        """A blocking put: waits first come first served in the queue
-        ``<bucket_key>:queue``; at its head, tries whenever the server's
-        ``retry_after_ms`` says there is room, until it fits (or the
-        deadline passes: the last refusal)."""
+    def _batch(self, *requests: Request) -> Steps[List[Any]]:
+        """``requests`` sent together (one round trip), their replies in
+        order; an error reply raises once all are in (as its class)."""
+        replies: List[Any] = yield _Batch(requests)
+        for reply in replies:
+            if isinstance(reply, ModuleNotLoaded):
+                raise reply
+        for reply in replies:
+            if isinstance(reply, WrongType):
+                yield from self._checked(("TYPE", self.bucket_key), reply)
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
+
+    def _queued(self, item: RateItem, deadline: Optional[float]) -> Steps[Decision]:
+        """A blocking put, first come first served through the queue
+        ``<bucket_key>:queue`` (a LOCK whose holder is the head).
+
+        One round trip: ``LOCK.ACQUIRE … WAIT`` (behind the waiters already
+        there), then ``RATE.LIMIT``, which the server runs the moment the
+        wait ends (a client's next command waits behind its blocked one).
+        Admitted at the head: ``LOCK.RELEASEIF`` hands the head on. Refused
+        at the head: it keeps it, and tries again when the server's
+        ``retry_after_ms`` says there is room, until admitted (or the
+        deadline passes: the last refusal). A wait that runs out (in slices
+        shorter than the socket timeout, or at the deadline) is followed by
+        its ``RATE.LIMIT`` all the same: a try at that moment.
+
+        A bucket refused in a blocking put stays *contended* for
+        ``CONTENDED_S``: its blocking puts start here, in the queue, instead
+        of with a try of their own that could pass the waiters."""
         token = uuid.uuid4().hex
-        lease = ("PX", HEAD_LEASE_MS)
-        if deadline is None:
-            wait = ms(wait_slice(self.redis))
-            while (yield ("LOCK.ACQUIRE", self._queue, token, *lease, "WAIT", wait)) is None:
-                pass
-        else:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return refused
-            words = ("LOCK.ACQUIRE", self._queue, token, *lease, "WAIT", ms(left))
-            if (yield waiting(words, left)) is None:
-                return refused
-        # At the head. A failed command leaves the head to its lease.
+        limit = self._limit_words(item)
+        slice_s = wait_slice(self.redis)
         while True:
-            decision = yield from self._limiting(item)
+            left = slice_s if deadline is None else min(slice_s, deadline - time.monotonic())
+            acquire = ("LOCK.ACQUIRE", self._queue, token, "PX", HEAD_LEASE_MS, "WAIT", ms(max(left, 0.001)))
+            granted, reply = yield from self._batch(acquire, limit)
+            decision = self._decision(reply)
+            while granted is not None:  # at the head
+                if decision.allowed or decision.retry_after_ms is None:
+                    yield ("LOCK.RELEASEIF", self._queue, token)
+                    return decision
+                self._contended_until = time.monotonic() + CONTENDED_S
+                pause = decision.retry_after_ms / 1000
+                if deadline is not None and time.monotonic() + pause > deadline:
+                    yield ("LOCK.RELEASEIF", self._queue, token)
+                    return decision
+                yield ("LOCK.EXTEND", self._queue, token, "PX", decision.retry_after_ms + HEAD_LEASE_MS)
+                yield Pause(pause)
+                decision = yield from self._limiting(item)
             if decision.allowed or decision.retry_after_ms is None:
-                break
-            pause = decision.retry_after_ms / 1000
-            if deadline is not None and time.monotonic() + pause > deadline:
-                break
-            yield ("LOCK.EXTEND", self._queue, token, "PX", decision.retry_after_ms + HEAD_LEASE_MS)
-            yield Pause(pause)
-        yield ("LOCK.RELEASEIF", self._queue, token)
-        return decision
+                return decision
+            self._contended_until = time.monotonic() + CONTENDED_S
+            if deadline is not None and time.monotonic() >= deadline:
+                return decision
 
     def put(self, item: RateItem) -> Any:
         """``item`` into the bucket: True when every rate has room for its
