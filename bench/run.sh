@@ -32,6 +32,7 @@ uqueue_results=bench/results/uqueue.md
 pool_results=bench/results/pool.md
 waiting_results=bench/results/waiting.md
 dropin_results=bench/results/dropin.md
+pyrate_results=bench/results/dropin-pyrate.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -437,7 +438,7 @@ wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
-pool_table=() queue_table=() uqueue_table=() uqueue_memory_rows=() waiting_table=() dropin_sections=() rwlock_table=() rwlock_waits_table=()
+pool_table=() queue_table=() uqueue_table=() uqueue_memory_rows=() waiting_table=() dropin_sections=() pyrate_sections=() rwlock_table=() rwlock_waits_table=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for server in "${servers[@]}"; do
@@ -464,6 +465,7 @@ for server in "${servers[@]}"; do
   if wants dropin; then
     dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
     dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
+    pyrate_sections+=("$(python3 bench/dropin_pyrate.py "$port" "$label")")
   fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
@@ -813,6 +815,18 @@ wants dropin && {
   printf '%s\n\n' "${dropin_sections[@]}"
 } | tee "$dropin_results.tmp"
 wants dropin && mv "$dropin_results.tmp" "$dropin_results"
+
+wants dropin && {
+  echo "# pyrate-limiter's RedisBucket against its drop-in"
+  echo
+  machine
+  echo
+  echo "pyrate-limiter's \`RedisBucket\` against \`redis_recipes.drop_in.pyrate_limiter.RedisBucket\` under the library's"
+  echo "own \`Limiter\` (bench/dropin_pyrate.py): the same code and server, only the import differs."
+  echo
+  printf '%s\n\n' "${pyrate_sections[@]}"
+} | tee "$pyrate_results.tmp"
+wants dropin && mv "$pyrate_results.tmp" "$pyrate_results"
 
 # The Node.js drop-ins against the libraries they replace (clients/node built by
 # `make bench`): redlock under contention (bench/redlock.mjs: its tables replace

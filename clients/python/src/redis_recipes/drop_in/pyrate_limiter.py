@@ -17,18 +17,24 @@ records new ones, and the key expires once no rate sees them); ``flush``
 deletes the key, as the library's.
 
 A blocking acquire of ``Limiter(bucket)`` waits in the server's queue: the
-bucket's ``limiter_lock()`` (which pyrate-limiter's ``Limiter`` takes
-around each put) tells the bucket that the caller blocks, and until when.
-A refused put then queues, first come first served, in ``LOCK.ACQUIRE
-<bucket_key>:queue … WAIT``; the client at the head of that queue takes the
-next room the moment the server's ``retry_after_ms`` says it is there, and
-hands the head on. ``RATE.LIMIT`` itself cannot wait, so the head sleeps
-that long in the client (one timer on the server's time, not polling).
+bucket's ``limiter_lock()`` (which pyrate-limiter's ``Limiter`` takes around
+each put) tells the bucket that the caller blocks, and until when; nobody
+waits on that lock. A refused blocking put queues, first come first served,
+in ``LOCK.ACQUIRE <bucket_key>:queue … WAIT`` with its ``RATE.LIMIT``
+pipelined behind it (the server runs it the moment the wait ends); the
+client at the head keeps the head until admitted, trying again when the
+server's ``retry_after_ms`` says there is room (``RATE.LIMIT`` itself cannot
+wait, so the head sleeps that long in the client: one timer on the server's
+time, not polling), then hands it on. For a second after a refusal, a
+bucket's blocking puts start in the queue rather than with a try of their
+own. Under a ``BucketFactory`` the ``Limiter`` takes no lock of the bucket's:
+its puts are tries, and it sleeps the server's wait (plus its ``buffer_ms``)
+between them, as with the library.
 
 Stored: under ``bucket_key``, RATE's sliding window (a string: a tag and
 one 12-byte entry per millisecond with actions), where the library keeps a
 sorted set of one member per unit; while clients wait, the lock
-``<bucket_key>:queue``. The two formats cannot be shared: this bucket on a
+``{<bucket_key>}:queue`` (in the bucket key's hash slot). The two formats cannot be shared: this bucket on a
 key of the library's, or the library's on one of this bucket's, raises a
 ``WRONGTYPE`` error and changes nothing, so a fleet switches with another
 ``bucket_key`` (or once the library's processes have stopped and the key
@@ -69,6 +75,9 @@ MAX_COUNT = 2**31 - 1
 MAX_PERIOD_MS = 36_525 * 86_400_000
 """RATE's longest period (100 years): ``count`` and ``peek`` see every
 entry the window keeps."""
+HEAD_MARGIN_S = 0.5
+"""Seconds of its lease the head keeps past its next try; less, and it
+extends the lease (``LOCK.EXTEND``) before sleeping."""
 CONTENDED_S = 1.0
 """Seconds a bucket refused in a blocking put sends its blocking puts
 through the queue first (see ``RedisBucket._queued``)."""
@@ -316,6 +325,7 @@ class RedisBucket(LibraryBucket):
             acquire = ("LOCK.ACQUIRE", self._queue, token, "PX", HEAD_LEASE_MS, "WAIT", ms(max(left, 0.001)))
             granted, reply = yield from self._batch(acquire, limit)
             decision = self._decision(reply)
+            lease_end = time.monotonic() + HEAD_LEASE_MS / 1000
             while granted is not None:  # at the head
                 if decision.allowed or decision.retry_after_ms is None:
                     yield ("LOCK.RELEASEIF", self._queue, token)
@@ -325,7 +335,9 @@ class RedisBucket(LibraryBucket):
                 if deadline is not None and time.monotonic() + pause > deadline:
                     yield ("LOCK.RELEASEIF", self._queue, token)
                     return decision
-                yield ("LOCK.EXTEND", self._queue, token, "PX", decision.retry_after_ms + HEAD_LEASE_MS)
+                if time.monotonic() + pause + HEAD_MARGIN_S > lease_end:  # the lease would end first
+                    yield ("LOCK.EXTEND", self._queue, token, "PX", decision.retry_after_ms + HEAD_LEASE_MS)
+                    lease_end = time.monotonic() + pause + HEAD_LEASE_MS / 1000
                 yield Pause(pause)
                 decision = yield from self._limiting(item)
             if decision.allowed or decision.retry_after_ms is None:
@@ -342,7 +354,28 @@ class RedisBucket(LibraryBucket):
         if item.weight <= 0:  # nothing to count: RATE counts a weight of at least 1
             return self._run(self._admitted(item), lambda: LibraryBucket.put(self, item))
         mode = self._waiting.get()
+        blocking = mode is not None and mode[0]
+        if (
+            (not blocking or time.monotonic() >= self._contended_until)
+            and not _is_async(self.redis)
+            and self._native()
+            and self._never_fits(item) is None
+        ):
+            # The common case in one call, without the generators' machinery.
+            try:
+                reply = self.redis.execute_command(*self._limit_words(item))
+            except redis.ResponseError:
+                pass  # sent again below, which raises it as its class or goes the library's way
+            else:
+                decision = self._decision(reply)
+                if decision.allowed or not blocking or decision.retry_after_ms is None:
+                    return self._record(item, decision)
+                assert mode is not None
+                return self._run(self._recorded(item, self._queued(item, mode[1])), lambda: False)
         return self._run(self._putting(item, mode), lambda: LibraryBucket.put(self, item))
+
+    def _recorded(self, item: RateItem, deciding: Steps[Decision]) -> Steps[bool]:
+        return self._record(item, (yield from deciding))
 
     def _admitted(self, item: RateItem) -> Steps[bool]:
         if False:  # a generator that sends no command
