@@ -11,7 +11,9 @@ by its conftest and its demo ``BucketFactory``, under its ``Limiter``; the
 subprocess per server, with the plugin ``pyrate_limiter_glue`` (beside this
 file), which puts the drop-in where the tests import the library's bucket
 from and points their clients at the server. The runs on the module go at
-once; the one without it after them.
+once; the one without it after them (all four at once, the library's own
+timing checks in ``test_limiter.py::test_limiter_async_factory_get`` failed
+without the module).
 
 After a run on the module the server's ``INFO commandstats`` must show
 ``RATE.LIMIT`` and ``RATE.PEEK``; without it, the library's script and
