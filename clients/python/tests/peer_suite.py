@@ -51,7 +51,8 @@ def fetch_tests(package: str, version: str, keep: Sequence[str], into: Path) -> 
          f"{package}=={version}", "-d", str(into)],
         capture_output=True, text=True, timeout=300,
     )
-    sdists = list(into.glob(f"{package}-*.tar.gz"))
+    # An sdist's file name spells the project's name with underscores (PEP 625).
+    sdists = list(into.glob(f"{package}-*.tar.gz")) + list(into.glob(f"{package.replace('-', '_')}-*.tar.gz"))
     if download.returncode != 0 or not sdists:
         message = f"could not fetch {package} {version}'s sources: {download.stderr.strip()[-500:]}"
         if os.environ.get("CI") == "true":
