@@ -464,6 +464,7 @@ for server in "${servers[@]}"; do
   if wants pool; then pool_table+=("$("$driver" "$port" "$label" pool)"); fi
   if wants dropin; then
     dropin_sections+=("$(python3 bench/dropin_lock.py "$port" "$label")")
+    dropin_sections+=("$(python3 bench/dropin_redis_lock.py "$port" "$label")")
     dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
     pyrate_sections+=("$(python3 bench/dropin_pyrate.py "$port" "$label")")
   fi
@@ -808,7 +809,8 @@ wants dropin && {
   echo
   machine
   echo
-  echo "redis-py's \`Lock\` against \`redis_recipes.drop_in.Lock\` (bench/dropin_lock.py), and the \`limits\` package's"
+  echo "redis-py's \`Lock\` against \`redis_recipes.drop_in.Lock\` (bench/dropin_lock.py), python-redis-lock against"
+  echo "\`redis_recipes.drop_in.redis_lock\` (bench/dropin_redis_lock.py), and the \`limits\` package's"
   echo "moving window on its own Redis storage against \`recipes://\` (bench/dropin_limits.py), the same client,"
   echo "server and code otherwise."
   echo
