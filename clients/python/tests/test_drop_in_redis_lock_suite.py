@@ -4,7 +4,8 @@
 The source distribution of the python-redis-lock version the tests install
 is fetched with pip (its ``tests/`` and its ``pytest.ini``, to a temporary
 directory; nothing of it is kept in this repository), and
-``tests/test_redis_lock.py`` runs there in a pytest subprocess per server,
+``tests/test_redis_lock.py`` and ``tests/test_django_integration.py`` (its
+Django cache backend, ``redis_lock.django_cache``) run there in a pytest subprocess per server,
 with its own conftest and fixtures: each test starts its ``redis-server``
 from ``PATH``, here a script that starts the server under test with the
 module (or without it). ``redis_lock_alias/`` goes first on ``PYTHONPATH``,
@@ -15,11 +16,7 @@ The plugin ``redis_lock_glue`` records each test's server's calls per
 command: with the module, ``LOCK.ACQUIRE`` must have run and ``BLPOP`` never
 (the library's way of waiting; a ``SET`` runs, from the tests themselves:
 test_upgrade writes a lock); without it, the library's ``SET`` and ``BLPOP``
-and no LOCK command.
-
-``tests/test_django_integration.py`` is not run: it tests
-``redis_lock.django_cache`` (a Django cache backend), which the drop-in does
-not mirror."""
+and no LOCK command."""
 
 import json
 import os
@@ -33,18 +30,21 @@ from conftest import FLAVORS, MODULE, binary
 from peer_suite import HERE, WITHOUT_MODULE, PytestRun, fetch_tests, servers_found, summary
 
 pytest.importorskip("process_tests", reason="process-tests is not installed (pip install './clients/python[test]')")
+pytest.importorskip("django_redis", reason="django-redis is not installed (pip install './clients/python[test]')")
 
 VERSION = version("python-redis-lock")
-SUITE = ["tests/test_redis_lock.py"]
-TIMEOUT = 20
+SUITE = ["tests/test_redis_lock.py", "tests/test_django_integration.py"]
+SUITE_TIMEOUT = 16  # seconds: REDIS_LOCK_TEST_TIMEOUT (see Run)
 
-# Tests left out, each with the reason: none, every case of tests/test_redis_lock.py runs.
+# Tests left out, each with the reason: none, every case of the two files runs.
 DESELECTED: Dict[str, str] = {}
 
 
 class Run(PytestRun):
     """python-redis-lock's suite in a subprocess, its servers of one flavor,
     with the module or without it."""
+
+    TIMEOUT = 600  # seconds; a run took up to 5 minutes with other jobs on the machine
 
     def __init__(self, flavor: str, root: Path, module: bool, into: Path) -> None:
         self.flavor = flavor
@@ -60,8 +60,12 @@ class Run(PytestRun):
         # long a test waits for a helper process's output, the lease of
         # test_expire (a quarter of it) and test_no_overlap's start (half).
         # Four runs at once on two cores, each forking 125 processes, left
-        # a helper process 10 s without output now and then.
-        os.environ["REDIS_LOCK_TEST_TIMEOUT"] = str(TIMEOUT)
+        # a helper process 10 s without output now and then. Not 20: the
+        # library's way (without the module) waits out test_expire's lease
+        # in one BLPOP of that many seconds, which must end within
+        # redis-py 8's default socket timeout of 5 s.
+        os.environ["REDIS_LOCK_TEST_TIMEOUT"] = str(SUITE_TIMEOUT)
+        os.environ["DJANGO_SETTINGS_MODULE"] = "test_project.settings"  # as its tox.ini sets it
         saved = (os.environ.get("PATH", ""), os.environ.get("PYTHONPATH"))
         os.environ["PATH"] = os.pathsep.join([str(bin_dir), saved[0]])
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE / "redis_lock_alias"), saved[1]]))
@@ -86,6 +90,7 @@ class Run(PytestRun):
                 os.environ["PYTHONPATH"] = saved[1]
             os.environ.pop("REDIS_LOCK_SUITE_STATS")
             os.environ.pop("REDIS_LOCK_TEST_TIMEOUT")
+            os.environ.pop("DJANGO_SETTINGS_MODULE")
 
     def calls(self) -> Dict[str, int]:
         """The calls per command, summed over every test's server."""

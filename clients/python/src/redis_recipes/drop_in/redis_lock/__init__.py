@@ -30,6 +30,9 @@ library's may wait longer: each wake-up that loses the race starts a new
 ``reset_all`` are the library's scripts' steps (their ``DEL`` hands the
 lock to the oldest waiter), so ``NotExpirable`` and the signal list stay.
 
+The Django cache backend is ``redis_recipes.drop_in.redis_lock.django_cache
+.RedisCache`` (for ``redis_lock.django_cache.RedisCache``).
+
 The extra: ``Lock(…, fence=True)`` takes a fencing token with each
 acquisition (``INCR`` of ``lock-fence:<name>``, in the same command as the
 acquisition on the module), kept in ``lock.fencing_token``.
@@ -48,10 +51,10 @@ from typing import Any, Optional, Union
 
 from redis import StrictRedis
 
-from .._core import Recipe, Request, Steps, waiting
-from ..errors import ModuleNotLoaded
-from ._servers import found_without_module, without_module
-from .lock import wait_slice
+from ..._core import Recipe, Request, Steps, waiting
+from ...errors import ModuleNotLoaded
+from .._servers import found_without_module, without_module
+from ..lock import wait_slice
 
 logger_for_acquire = logging.getLogger("redis_lock.acquire")
 logger_for_refresh_thread = logging.getLogger("redis_lock.refresh.thread")
