@@ -402,13 +402,17 @@ class RedisBucket(LibraryBucket):
         if index < 0:
             return None
         words = ("RATE.PEEK", self.bucket_key, index + 1, MAX_PERIOD_MS, "COST", 1, "SLIDING")
-        reply = yield from self._checked(words)
+        # With the server's TIME, read in the same round trip: the units'
+        # times are on the clock that recorded them, so two peeks order them
+        # as they were recorded, however long each round trip took.
+        reply, now = yield from self._batch(words, ("TIME",))
         limited, _, _, retry_after_ms = _fields(reply)
         if not limited:  # fewer than index + 1 units
             return None
+        seconds, micros = (int(part) for part in now)
         # The unit leaves a window of MAX_PERIOD_MS in retry_after_ms: it was
-        # recorded MAX_PERIOD_MS - retry_after_ms ago, on this bucket's clock.
-        return RateItem(self.bucket_key, int(_untyped(self).now()) + retry_after_ms - MAX_PERIOD_MS)
+        # recorded MAX_PERIOD_MS - retry_after_ms before the server's now.
+        return RateItem(self.bucket_key, seconds * 1000 + micros // 1000 + retry_after_ms - MAX_PERIOD_MS)
 
     def peek(self, index: int) -> Any:
         """The unit ``index`` places before the newest (0: the newest),
