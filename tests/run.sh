@@ -7,13 +7,12 @@
 # every binary in one cargo-nextest pool), the Python package on the newest
 # and on the oldest redis-py (pytest-xdist workers), the Node package, and the
 # documentation site (built, its links checked, every page opened in Chromium),
-# the release's artifacts, installed as a user installs them, and
-# python-redis-lock's own suite (each case tried up to three times).
+# and the release's artifacts, installed as a user installs them.
 # Then apart from them the tests whose timing bounds do not hold beside other
 # work: the Python tests marked `alone` (newest, then oldest redis-py), then
-# the other peer libraries' own suites (limits, redis-py's lock tests,
-# pyrate-limiter), side by side but apart from the rest: their timing checks
-# are not ours. Every part writes its output to target/test-reports/<part>.log,
+# the peer libraries' own suites (limits, redis-py's lock tests,
+# python-redis-lock, pyrate-limiter), side by side but apart from the rest:
+# their timing checks are not ours. Every part writes its output to target/test-reports/<part>.log,
 # shown when the part fails, and a JUnit report beside it; tests/timings.py
 # summarises the reports at the end.
 #
@@ -150,7 +149,6 @@ peer_suites() {
   shift
   python3 -m pytest -q -p no:cacheprovider -rfEs -n $# --dist loadfile --junitxml="$reports/$report.xml" "$@"
 }
-early_suite=clients/python/tests/test_drop_in_redis_lock_suite.py
 
 # Node: $1 the client set (clients/node/test/clients.mjs: current, ioredis 5 and node-redis 5; next, ioredis 6
 # and node-redis 6 on RESP3; others, the rest of the peer ranges), $2 the report's name, $3 the servers when not
@@ -213,11 +211,6 @@ else
   start node node_tests_both
   start docs docs_tests
   start dist dist_tests
-  # python-redis-lock's suite beside them: its cases start servers and
-  # processes of their own and mostly wait (about 160 s, 80 CPU-seconds), and
-  # each is tried up to three times, as the library's own way needs on two
-  # busy cores (see docs/src/development.md).
-  start peer-redis-lock peer_suites peer-redis-lock "$early_suite"
   finish || status=1
   # Apart from the rest, one after the other: our tests whose timing bounds
   # need a machine that runs nothing else of the run (on the newest redis-py,
@@ -228,10 +221,11 @@ else
   finish || status=1
   start python-oldest-alone python_tests "${OLDEST_PYTHON:?}" python-oldest-alone alone "${oldest[@]}"
   finish || status=1
-  # The other suites side by side, a pytest worker each (they mostly wait on
-  # their windows: the three took 230 s one after the other, 172 s two at a time).
-  mapfile -t later_suites < <(ls clients/python/tests/test_drop_in_*_suite.py | grep -vxF "$early_suite")
-  start peer-suites peer_suites peer-suites "${later_suites[@]}"
+  # The suites side by side, a pytest worker each: they mostly wait (on their
+  # windows, leases and servers; the four took 392 s one after the other, the
+  # CPUs 30% busy). Beside the first group, python-redis-lock's own fixture
+  # gave up on servers that took over 2 s to start.
+  start peer-suites peer_suites peer-suites clients/python/tests/test_drop_in_*_suite.py
   finish || status=1
 fi
 
