@@ -33,6 +33,7 @@ pool_results=bench/results/pool.md
 waiting_results=bench/results/waiting.md
 dropin_results=bench/results/dropin.md
 pyrate_results=bench/results/dropin-pyrate.md
+nearby_results=bench/results/nearby.md
 driver=$PWD/target/release/examples/bench_driver
 cargo build --release --quiet --example bench_driver
 
@@ -433,12 +434,13 @@ if [ -n "${VALKEY_SERVER:-}" ] && [ -x "$VALKEY_SERVER" ]; then
   servers+=("Valkey:$VALKEY_SERVER")
 fi
 
-families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue uqueue pool waiting dropin node autocomplete cost} "
+families=" ${FAMILIES:-hot idgen article lock rwlock cache idpool rate queue uqueue pool waiting dropin nearby node autocomplete cost} "
 wants() { [[ $families == *" $1 "* ]]; }
 
 idgen_table=() article_table=() release_table=() contention_table=() cache_table=()
 idpool_table=() memory_rows=() hot_table=() hot_release_table=() rate_table=() rate_memory_rows=()
 pool_table=() queue_table=() uqueue_table=() uqueue_memory_rows=() waiting_table=() dropin_sections=() pyrate_sections=() rwlock_table=() rwlock_waits_table=()
+nearby_sections=()
 if wants rate; then cell_module=${REDIS_CELL_MODULE:-$(bash bench/redis-cell.sh)}; fi
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for server in "${servers[@]}"; do
@@ -468,6 +470,7 @@ for server in "${servers[@]}"; do
     dropin_sections+=("$(python3 bench/dropin_limits.py "$port" "$label")")
     pyrate_sections+=("$(python3 bench/dropin_pyrate.py "$port" "$label")")
   fi
+  if wants nearby; then nearby_sections+=("$(python3 bench/nearby.py "$port" "$label")"); fi
   if wants lock; then
     release_table+=("$("$driver" "$port" "$label" release)")
     contention_table+=("$("$driver" "$port" "$label" contention)")
@@ -829,6 +832,16 @@ wants dropin && {
   printf '%s\n\n' "${pyrate_sections[@]}"
 } | tee "$pyrate_results.tmp"
 wants dropin && mv "$pyrate_results.tmp" "$pyrate_results"
+wants nearby && {
+  echo "# NEARBY.RANDOM against GEOSEARCH and a pick in the client"
+  echo
+  machine
+  echo
+  echo "bench/nearby.py: one client's calls per second, each a round trip (see its docstring for the layouts)."
+  echo
+  printf '%s\n\n' "${nearby_sections[@]}"
+} | tee "$nearby_results.tmp"
+wants nearby && mv "$nearby_results.tmp" "$nearby_results"
 
 # The Node.js drop-ins against the libraries they replace (clients/node built by
 # `make bench`): redlock under contention (bench/redlock.mjs: its tables replace

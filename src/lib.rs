@@ -75,6 +75,7 @@ families![
     autocomplete,
     queue,
     uqueue,
+    nearby,
 ];
 
 /// Registers everything, in an order that leaves nothing behind when the load

@@ -161,6 +161,7 @@ server_tests! {
                 ("idpool" | "rate", _) => "0.2.0",
                 ("pool", _) => "0.3.0",
                 ("autocomplete" | "queue" | "uqueue", _) => "0.6.0",
+                ("nearby", _) => "0.8.0",
                 _ => "0.5.0",
             };
             assert_eq!(since, Some(Value::BulkString(expected.as_bytes().to_vec())), "{name}");

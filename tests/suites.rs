@@ -16,7 +16,7 @@ macro_rules! suites {
 }
 
 suites! {
-    article autocomplete cache events hardening idgen idpool latch lock missing_servers operator pool queue rate
+    article autocomplete cache events hardening idgen idpool latch lock missing_servers nearby operator pool queue rate
     replication rwlock settings upgrade uqueue waiting
 }
 

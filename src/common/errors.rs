@@ -189,7 +189,7 @@ pub const OVERFLOW: ErrorText = entry(
 );
 pub const COUNT_RANGE: ErrorText = entry(
     "ERR COUNT must be between 1 and {most}",
-    "`IDGEN.NEXT … COUNT` (2147483648), `AUTOCOMPLETE.HINT … COUNT` (2147483647)",
+    "`IDGEN.NEXT … COUNT` (2147483648), `AUTOCOMPLETE.HINT … COUNT` and `NEARBY.RANDOM … COUNT` (2147483647)",
 );
 pub const EMPTY_TOKEN: ErrorText = entry(
     "ERR token must not be empty",

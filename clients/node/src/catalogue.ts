@@ -63,6 +63,11 @@ export class WrongType extends RecipeError {
   override name = 'WrongType';
 }
 
+/** The member has no position in the geo key (it is missing, or a plain ZADD scored it). */
+export class NoPosition extends RecipeError {
+  override name = 'NoPosition';
+}
+
 /** A token holding a read lock asked for the write lock: it must release the read lock first (two readers upgrading at once would deadlock). */
 export class CannotUpgrade extends RecipeError {
   override name = 'CannotUpgrade';
@@ -82,6 +87,7 @@ export const CODES: ReadonlyMap<string, RecipeErrorClass> = new Map<string, Reci
   ['MISMATCH', LimiterMismatch],
   ['TOOCOSTLY', CostTooHigh],
   ['WRONGTYPE', WrongType],
+  ['NOPOSITION', NoPosition],
   ['NOUPGRADE', CannotUpgrade],
 ]);
 
@@ -99,6 +105,7 @@ export const FAMILIES: readonly string[] = [
   'autocomplete.',
   'queue.',
   'uqueue.',
+  'nearby.',
 ];
 
 export const LOAD_HINT =

@@ -25,6 +25,7 @@ export { CircularQueue, UniqueCircularQueue } from './uqueue';
 export { Limiter } from './limiter';
 export { AutoReleaseLock, IdentityLock } from './book-lock';
 export { AutoComplete } from './autocomplete';
+export { Location, MAX_SEARCH_SIZE, NEIGHBOUR_RADIUS_KM } from './nearby';
 export type { Content } from './autocomplete';
 export { TokenLock, Lease } from './held';
 export { RateLimiterRedis, RateLimiterRes, RateLimiterQueue, RateLimiterUnion, RateLimiterQueueError } from './rate-limiter-flexible';

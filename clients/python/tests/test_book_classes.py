@@ -87,6 +87,16 @@ BOOK: Dict[str, Tuple[str, Methods]] = {
         "acquire": ("password",),
         "release": ("password",),
     }),
+    "Location": ("code/location.py", {
+        "__init__": ("client", "key"),
+        "pin": ("user", "long", "lati"),
+        "locate": ("user",),
+        "distance": ("user_x", "user_y"),
+        "size": (),
+        "search": ("user", "radius", "limit="),
+        "random_neighbour": ("user", "limit="),
+        "cached_random_neighbour": ("user", "limit="),
+    }),
     "JsonCache": ("code/json_cache.py", {
         "__init__": ("client",),
         "set": ("name", "content", "ttl="),
@@ -143,7 +153,7 @@ NOT_OFFERED = (
     "BinaryCache", "BinaryRecorder", "BitmapMatrix", "Chat", "CompactCounter",
     "CompactLogicalMatrix", "CompactString", "Counter", "DbIterator", "DbSampler",
     "FifoQueueR", "HashCounter", "HllUniqueCounter", "HllUniqueCounterMerger", "LifoQueue",
-    "ListMatrix", "Location", "LogicalMatrix", "Lottery", "Matrix", "MessageQueue", "Pagging", "PriorityQueue",
+    "ListMatrix", "LogicalMatrix", "Lottery", "Matrix", "MessageQueue", "Pagging", "PriorityQueue",
     "Ranking", "Relation", "Session", "Stack", "StreamIterator", "Tag", "Timeline", "UniqueCounter",
     "UrlShortyWithCache", "Vote",
 )

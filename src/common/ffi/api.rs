@@ -103,6 +103,13 @@ required_api!(
     RedisModule_InfoAddSection,
     RedisModule_InfoAddFieldLongLong,
     RedisModule_ValueLength,
+    RedisModule_ZsetScore,
+    RedisModule_ZsetFirstInScoreRange,
+    RedisModule_ZsetRangeCurrentElement,
+    RedisModule_ZsetRangeNext,
+    RedisModule_ZsetRangeEndReached,
+    RedisModule_ZsetRangeStop,
+    RedisModule_GetRandomBytes,
     RedisModule_ListPush,
     RedisModule_ListPop,
 );

@@ -1,6 +1,6 @@
 //! What the module reads of the server's state and of the running call's
-//! context: the clock, whether the module may write now, and the database
-//! a call has selected.
+//! context: the clock, random bytes, whether the module may write now, and
+//! the database a call has selected.
 
 use std::os::raw::c_int;
 
@@ -12,6 +12,15 @@ use crate::api;
 pub fn now_ms() -> i64 {
     // SAFETY: the function takes no argument and only reads the clock.
     unsafe { api!(RedisModule_Milliseconds)() }
+}
+
+/// 32 random bytes from the server's generator (seeded from the system's
+/// entropy at start).
+pub fn random_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    // SAFETY: the server writes exactly `seed.len()` bytes into it.
+    unsafe { api!(RedisModule_GetRandomBytes)(seed.as_mut_ptr(), seed.len()) };
+    seed
 }
 
 /// Whether the module may write now, outside a client's own command.

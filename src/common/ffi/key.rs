@@ -194,6 +194,83 @@ impl<'a, M> Key<'a, M> {
         }
     }
 
+    /// Whether this key holds a sorted set: `false` for an empty key; a key
+    /// of another type is `WRONGTYPE`.
+    pub fn is_zset(&self) -> Result<bool, RedisError> {
+        if self.inner.is_null() {
+            return Ok(false);
+        }
+        // SAFETY: `inner` is non-null (checked above) and open: made by `open`,
+        // closed only in `Drop`.
+        match unsafe { api!(RedisModule_KeyType)(self.inner) } as isize {
+            raw::REDISMODULE_KEYTYPE_EMPTY => Ok(false),
+            raw::REDISMODULE_KEYTYPE_ZSET => Ok(true),
+            _ => Err(RedisError::WrongType),
+        }
+    }
+
+    /// The score of `member` in the sorted set at this key, `None` when the
+    /// key or the member is absent; a key of another type is `WRONGTYPE`.
+    pub fn zset_score(&self, member: Arg) -> Result<Option<f64>, RedisError> {
+        if !self.is_zset()? {
+            return Ok(None);
+        }
+        let mut score = 0.0;
+        // SAFETY: `inner` is open and holds a sorted set (`is_zset`); the
+        // member is a live server string, `score` a local the server writes.
+        let found = unsafe { api!(RedisModule_ZsetScore)(self.inner, member.as_ptr(), &mut score) };
+        Ok((found == raw::REDISMODULE_OK as c_int).then_some(score))
+    }
+
+    /// Calls `each` with every member of the sorted set at this key scored
+    /// in `start..end` (`start` included), in score order, with its score;
+    /// nothing for an empty key. A key of another type is `WRONGTYPE`.
+    pub fn zset_range(
+        &self,
+        start: f64,
+        end: f64,
+        mut each: impl FnMut(OwnedString<'a>, f64),
+    ) -> Result<(), RedisError> {
+        if !self.is_zset()? {
+            return Ok(());
+        }
+        // SAFETY: `inner` is open and holds a sorted set (`is_zset`); the range
+        // iterator is stopped below before the key can be used otherwise
+        // (`each` gets no access to the key).
+        let started =
+            unsafe { api!(RedisModule_ZsetFirstInScoreRange)(self.inner, start, end, 0, 1) };
+        if started != raw::REDISMODULE_OK as c_int {
+            return Ok(());
+        }
+        loop {
+            // SAFETY: as above, the iterator started and not yet stopped.
+            if unsafe { api!(RedisModule_ZsetRangeEndReached)(self.inner) } != 0 {
+                break;
+            }
+            let mut score = 0.0;
+            // SAFETY: as above; the string returned is ours, freed by
+            // `OwnedString`.
+            let member =
+                unsafe { api!(RedisModule_ZsetRangeCurrentElement)(self.inner, &mut score) };
+            if !member.is_null() {
+                each(
+                    OwnedString {
+                        ctx: self.ctx,
+                        inner: member,
+                    },
+                    score,
+                );
+            }
+            // SAFETY: as above.
+            if unsafe { api!(RedisModule_ZsetRangeNext)(self.inner) } == 0 {
+                break;
+            }
+        }
+        // SAFETY: as above; stopping an iterator that ended is allowed.
+        unsafe { api!(RedisModule_ZsetRangeStop)(self.inner) };
+        Ok(())
+    }
+
     /// The integer a counter key holds (what `INCR` makes), `None` for an
     /// empty key. A non-integer is INCR's error; another type `WRONGTYPE`.
     pub fn integer(&self) -> Result<Option<i64>, RedisError> {

@@ -20,6 +20,7 @@ from .errors import (
     LockLost,
     LockNotAcquired,
     ModuleNotLoaded,
+    NoPosition,
     NoResourceFree,
     PoolMissing,
     RecipeError,
@@ -30,6 +31,7 @@ from .idgen import HashIdGenerator, IdGenerator, UrlShorty
 from .idpool import IdPool
 from .latch import CountDownLatch
 from .lock import AutoReleaseLock, IdentityLock, Lock
+from .nearby import Location
 from .pool import Lease, ResourcePool
 from .queue import FadedQueue, FifoQueue, FixedLengthQueue
 from .rate import Decision, Limiter, RateLimiter
@@ -66,10 +68,12 @@ __all__ = [
     "LeaseLost",
     "Limiter",
     "LimiterMismatch",
+    "Location",
     "Lock",
     "LockLost",
     "LockNotAcquired",
     "ModuleNotLoaded",
+    "NoPosition",
     "NoResourceFree",
     "PoolMissing",
     "RateLimiter",

@@ -56,6 +56,10 @@ class WrongType(RecipeError):
     """The key holds a value of another type."""
 
 
+class NoPosition(RecipeError):
+    """The member has no position in the geo key (it is missing, or a plain ZADD scored it)."""
+
+
 class CannotUpgrade(RecipeError):
     """A token holding a read lock asked for the write lock: it must release the read lock first (two readers upgrading
     at once would deadlock)."""
@@ -72,6 +76,7 @@ CODES: Dict[str, Type[RecipeError]] = {
     "MISMATCH": LimiterMismatch,
     "TOOCOSTLY": CostTooHigh,
     "WRONGTYPE": WrongType,
+    "NOPOSITION": NoPosition,
     "NOUPGRADE": CannotUpgrade,
 }
 """The class of each error code (an error's first word) that has one."""
@@ -89,6 +94,7 @@ FAMILIES: Tuple[str, ...] = (
     "autocomplete.",
     "queue.",
     "uqueue.",
+    "nearby.",
 )
 """The prefixes of the module's commands."""
 
@@ -111,6 +117,7 @@ __all__ = [
     "LimiterMismatch",
     "CostTooHigh",
     "WrongType",
+    "NoPosition",
     "CannotUpgrade",
     "CODES",
     "FAMILIES",

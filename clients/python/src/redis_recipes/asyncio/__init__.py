@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, NoReturn, Optional
 import redis.asyncio
 from redis.exceptions import SlotNotCoveredError, TimeoutError
 
-from .. import article, autocomplete, cache, idgen, idpool, latch, lock, pool, queue, rate, rwlock, uqueue
+from .. import article, autocomplete, cache, idgen, idpool, latch, lock, nearby, pool, queue, rate, rwlock, uqueue
 from .._core import LONG_READS, REROUTED, Pause, Request, Run, Steps, read_timeout, split
 from .._held import Holder
 from ..rate import Decision
@@ -184,6 +184,9 @@ class CircularQueue(AsyncDriver, uqueue.CircularQueue): ...
 class UniqueCircularQueue(AsyncDriver, uqueue.UniqueCircularQueue): ...
 
 
+class Location(AsyncDriver, nearby.Location): ...
+
+
 class AsyncHeld:
     """``async with`` for a lock or a lease (the steps are ``_held``'s);
     ``with`` raises ``TypeError`` rather than take nothing."""
@@ -258,6 +261,7 @@ __all__ = [
     "IdentityLock",
     "JsonCache",
     "Limiter",
+    "Location",
     "Lock",
     "Lease",
     "RateLimiter",
