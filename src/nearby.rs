@@ -6,8 +6,9 @@
 //! position (the member itself left out), where the recipe it replaces drew
 //! among the `COUNT 10` nearest of a `GEOSEARCH`, and so always one of the
 //! nearest nine. Its cost follows the members near the circle: it scans the
-//! score ranges of at most 25 geohash cells that cover it (`nearby/core.rs`),
-//! and keeps only the members it draws.
+//! score ranges of at most 25 geohash cells that cover it, and the map edge's
+//! when it reaches longitude 180 or the top latitude (`nearby/core.rs`), and
+//! keeps only the members it draws.
 //!
 //! Replication: none (a read).
 

@@ -10,11 +10,19 @@
 //! as `GEOSEARCH` computes them, so a member is within a radius here exactly
 //! when `GEOSEARCH … BYRADIUS` lists it.
 //!
+//! A position at longitude 180 or latitude 85.05112878 exactly has the
+//! offset 2^26, one past the last cell: `GEOADD` stores it so, with bit 53
+//! (longitude) or bit 52 (latitude) set, and the server decodes it back to
+//! that edge. So scores up to 2^54 are positions, and an edge's cells are
+//! one column (or row) past the last.
+//!
 //! Cover: cells of a coarser step (a prefix of the geohash) are contiguous
 //! score ranges. [`cover`] picks the finest step whose cells are at least a
 //! quarter of the circle's bounding box on each side, so at most 5 × 5 cells
-//! cover the box (at most 6.25 box areas, 8 circle areas, are scanned): the
-//! cost of a call grows with the members near the circle, not with the key.
+//! cover the box (at most 6.25 box areas, 8 circle areas, are scanned), plus
+//! the edge's column or row when the box reaches longitude 180 or the top
+//! latitude: the cost of a call grows with the members near the circle, not
+//! with the key.
 
 #![forbid(unsafe_code)]
 
@@ -27,8 +35,10 @@ pub const LON_MIN: f64 = -180.0;
 pub const LON_MAX: f64 = 180.0;
 /// Bits a coordinate has in a full geohash.
 const STEP: u32 = 26;
-/// Scores of full geohashes are below this.
-pub const SCORE_END: f64 = (1u64 << (2 * STEP)) as f64;
+/// Scores of positions are below this: a full geohash is below 2^52, and
+/// one at the map's edge (longitude 180, latitude 85.05112878) has bit 52
+/// or 53 set.
+pub const SCORE_END: f64 = (1u64 << (2 * STEP + 2)) as f64;
 
 /// A position: longitude and latitude in degrees.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,11 +89,12 @@ impl Point {
         valid.then_some(Point { lon, lat })
     }
 
-    /// The position a score encodes (its cell's centre), if the score is a
-    /// geohash: an integer in 0 ≤ score < 2^52. Another score (a member a
-    /// plain `ZADD` scored) has no position.
+    /// The position a score encodes (its cell's centre, within the map), as
+    /// the server decodes it: its integer part's bits, for a score in
+    /// 0 ≤ score < 2^54 (a fraction is dropped, as the server's cast does).
+    /// Another score (a plain `ZADD`'s, negative or larger) has no position.
     pub fn from_score(score: f64) -> Option<Point> {
-        if !(0.0..SCORE_END).contains(&score) || score.fract() != 0.0 {
+        if !(0.0..SCORE_END).contains(&score) {
             return None;
         }
         let hash = score as u64;
@@ -95,11 +106,13 @@ impl Point {
         })
     }
 
-    /// The full geohash of this position (what `GEOADD` stores).
+    /// The full geohash of this position, as `GEOADD` stores it (the map's
+    /// top and east edges one cell past the last).
     #[cfg(test)]
     pub fn score(self) -> f64 {
-        let lat = offset(self.lat, LAT_MIN, LAT_MAX, STEP);
-        let lon = offset(self.lon, LON_MIN, LON_MAX, STEP);
+        let cells = (1u64 << STEP) as f64;
+        let lat = ((self.lat - LAT_MIN) / (LAT_MAX - LAT_MIN) * cells) as u32;
+        let lon = ((self.lon - LON_MIN) / (LON_MAX - LON_MIN) * cells) as u32;
         (spread(lat) | spread(lon) << 1) as f64
     }
 
@@ -154,7 +167,7 @@ fn squash(x: u64) -> u32 {
 }
 
 /// The score ranges (`start..end`, start included) whose members include
-/// every member within `radius` metres of `centre`: at most 25, sorted and
+/// every member within `radius` metres of `centre`: at most 36, sorted and
 /// not overlapping.
 pub fn cover(centre: Point, radius: f64) -> Vec<(f64, f64)> {
     let angle = radius / EARTH_RADIUS_M;
@@ -187,7 +200,12 @@ pub fn cover(centre: Point, radius: f64) -> Vec<(f64, f64)> {
         step -= 1;
     }
     let cells = 1i64 << step;
-    let lat_cells = offset(lat_low, LAT_MIN, LAT_MAX, step)..=offset(lat_high, LAT_MIN, LAT_MAX, step);
+    // The row past the last holds the positions at the top latitude.
+    let lat_last = match lat_high >= LAT_MAX {
+        true => cells as u32,
+        false => offset(lat_high, LAT_MIN, LAT_MAX, step),
+    };
+    let lat_cells = offset(lat_low, LAT_MIN, LAT_MAX, step)..=lat_last;
     let lon_cells: Vec<u32> = match lon_span {
         Some(span) if 2.0 * span < LON_MAX - LON_MIN => {
             let at = |lon: f64| ((lon - LON_MIN) / (LON_MAX - LON_MIN) * cells as f64).floor() as i64;
@@ -195,26 +213,33 @@ pub fn cover(centre: Point, radius: f64) -> Vec<(f64, f64)> {
             let mut lon_cells: Vec<u32> = (first..=last.min(first + cells - 1))
                 .map(|cell| cell.rem_euclid(cells) as u32)
                 .collect();
+            // The column past the last holds the positions at longitude 180.
+            if centre.lon + span >= LON_MAX || centre.lon - span <= LON_MIN {
+                lon_cells.push(cells as u32);
+            }
             lon_cells.sort_unstable();
             lon_cells.dedup();
             lon_cells
         }
-        _ => (0..cells as u32).collect(),
+        _ => (0..=cells as u32).collect(),
     };
     let shift = 2 * (STEP - step);
     let mut ranges: Vec<(f64, f64)> = Vec::with_capacity(lat_cells.clone().count() * lon_cells.len());
     for lat in lat_cells {
         for &lon in &lon_cells {
             let cell = spread(lat) | spread(lon) << 1;
-            ranges.push(((cell << shift) as f64, ((cell + 1) << shift) as f64));
+            // From 2^53 a score is even: widen each end to one, so that a
+            // score whose integer is in the cell is in the range.
+            ranges.push((((cell << shift) & !1) as f64, ((((cell + 1) << shift) + 1) & !1) as f64));
         }
     }
     ranges.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    // Neighbouring cells that are adjacent in score are one range.
+    // Neighbouring cells that are adjacent (or, widened, overlap) in score
+    // are one range: no member is scanned twice.
     let mut merged: Vec<(f64, f64)> = Vec::with_capacity(ranges.len());
     for (start, end) in ranges {
         match merged.last_mut() {
-            Some(last) if last.1 == start => last.1 = end,
+            Some(last) if last.1 >= start => last.1 = last.1.max(end),
             _ => merged.push((start, end)),
         }
     }
@@ -337,11 +362,48 @@ mod tests {
 
     #[test]
     fn scores_that_are_not_geohashes_have_no_position() {
-        for score in [-1.0, SCORE_END, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        for score in [-1.0, -0.5, SCORE_END, 1e300, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert_eq!(Point::from_score(score), None, "{score}");
         }
         assert!(Point::from_score(0.0).is_some());
-        assert!(Point::from_score(SCORE_END - 1.0).is_some());
+        assert!(Point::from_score(SCORE_END - 4.0).is_some());
+        // A fraction is dropped, as the server's cast does (GEOPOS agrees).
+        assert_eq!(Point::from_score(12345.75), Point::from_score(12345.0));
+    }
+
+    #[test]
+    fn the_maps_edges_are_positions_past_the_last_cell() {
+        // GEOADD's scores for longitude 180 and latitude 85.05112878 (the
+        // server's ZSCORE), and the positions GEOPOS gives for them.
+        let east = Point { lon: 180.0, lat: 10.0 };
+        assert_eq!(east.score(), 10138940401276180.0);
+        let top = Point { lon: 20.0, lat: LAT_MAX };
+        assert_eq!(top.score(), 6766947132407976.0);
+        let corner = Point { lon: LON_MAX, lat: LAT_MAX };
+        for point in [east, top, corner] {
+            let back = Point::from_score(point.score()).unwrap();
+            assert!((back.lon - point.lon).abs() < 1e-5 && (back.lat - point.lat).abs() < 1e-5, "{back:?}");
+        }
+        assert_eq!(Point::from_score(corner.score()), Some(corner));
+        // Each is in the cover of a circle around a point near it, from
+        // either side of the antimeridian, whatever the radius.
+        for (point, near) in [
+            (east, Point { lon: 179.9999, lat: 10.0 }),
+            (east, Point { lon: -179.9999, lat: 10.0 }),
+            (east, Point { lon: 180.0, lat: 10.0 }),
+            (top, Point { lon: 20.0, lat: 85.05 }),
+            (corner, Point { lon: -179.9999, lat: 85.0511 }),
+        ] {
+            for radius in [50.0, 1_000.0, 100_000.0, 3_000_000.0, 30_000_000.0] {
+                let decoded = Point::from_score(point.score()).unwrap();
+                if near.distance(decoded) > radius {
+                    continue;
+                }
+                let score = point.score();
+                let ranges = cover(near, radius);
+                assert!(ranges.iter().any(|&(s, e)| s <= score && score < e), "{point:?} {near:?} {radius}");
+            }
+        }
     }
 
     #[test]
@@ -360,7 +422,7 @@ mod tests {
             let centre = random_point(&mut rng);
             let radius = [1.0, 150.0, 5_000.0, 300_000.0, 3_000_000.0, 30_000_000.0][round % 6];
             let ranges = cover(centre, radius);
-            assert!(!ranges.is_empty() && ranges.len() <= 25, "{}", ranges.len());
+            assert!(!ranges.is_empty() && ranges.len() <= 36, "{}", ranges.len());
             assert!(ranges.windows(2).all(|w| w[0].1 < w[1].0));
             // Points near the circle's edge and inside it: each in a range.
             for _ in 0..200 {
