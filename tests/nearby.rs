@@ -172,7 +172,7 @@ server_tests! {
         let server = Server::start(flavor);
         let mut con = server.con();
         let _: i64 = cmd(&words("GEOADD sicily 13.361389 38.115556 Palermo 15.087269 37.502669 Catania")).query(&mut con).unwrap();
-        let _: i64 = cmd(&words("ZADD sicily 1.5 fraction -7 negative")).query(&mut con).unwrap();
+        let _: i64 = cmd(&words("ZADD sicily 1.5 fraction -7 negative 5629499534213120 past")).query(&mut con).unwrap();
         let at_palermo = "NEARBY.RANDOM sicily FROMMEMBER Palermo BYRADIUS";
         // Nobody near: nil, or an empty array with COUNT.
         assert_eq!(value(&mut con, &words(&format!("{at_palermo} 10 km"))), Value::Nil);
@@ -193,6 +193,7 @@ server_tests! {
         let cases = [
             ("NEARBY.RANDOM sicily FROMMEMBER Rome BYRADIUS 1 km", "NOPOSITION member 'Rome' has no position in the geo key"),
             ("NEARBY.RANDOM sicily FROMMEMBER negative BYRADIUS 1 km", "NOPOSITION member 'negative' has no position in the geo key"),
+            ("NEARBY.RANDOM sicily FROMMEMBER past BYRADIUS 1 km", "NOPOSITION member 'past' has no position in the geo key"),
             ("NEARBY.RANDOM sicily BYRADIUS 1 km", "ERR exactly one of FROMMEMBER or FROMLONLAT is needed"),
             ("NEARBY.RANDOM sicily FROMMEMBER Palermo FROMLONLAT 1 2 BYRADIUS 1 km", "ERR exactly one of FROMMEMBER or FROMLONLAT is needed"),
             ("NEARBY.RANDOM sicily FROMMEMBER Palermo COUNT 2", "ERR BYRADIUS radius M|KM|FT|MI is needed"),
@@ -217,7 +218,7 @@ server_tests! {
         assert_eq!(error(&mut con, &cmd(&words("NEARBY.RANDOM text FROMLONLAT 0 0 BYRADIUS 1 km"))), WRONGTYPE);
         assert_eq!(error(&mut con, &cmd(&words("NEARBY.RANDOM text FROMMEMBER x BYRADIUS 1 km"))), WRONGTYPE);
         // The key is what GEOADD made: every geo command still reads it.
-        assert_eq!(int(&mut con, &["ZCARD", "sicily"]), 4);
+        assert_eq!(int(&mut con, &["ZCARD", "sicily"]), 5);
         let dist: String = cmd(&words("GEODIST sicily Palermo Catania km")).query(&mut con).unwrap();
         assert_eq!(dist, "166.2742");
     }

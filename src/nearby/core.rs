@@ -92,14 +92,19 @@ impl Point {
     /// The position a score encodes (its cell's centre, within the map), as
     /// the server decodes it: its integer part's bits, for a score in
     /// 0 ≤ score < 2^54 (a fraction is dropped, as the server's cast does).
-    /// Another score (a plain `ZADD`'s, negative or larger) has no position.
+    /// Another score (a plain `ZADD`'s: negative, larger, or with an offset
+    /// past the edge cell, which no cover holds) has no position.
     pub fn from_score(score: f64) -> Option<Point> {
         if !(0.0..SCORE_END).contains(&score) {
             return None;
         }
         let hash = score as u64;
-        let lat = cell_centre(squash(hash), LAT_MIN, LAT_MAX);
-        let lon = cell_centre(squash(hash >> 1), LON_MIN, LON_MAX);
+        let (lat, lon) = (squash(hash), squash(hash >> 1));
+        if lat > 1 << STEP || lon > 1 << STEP {
+            return None;
+        }
+        let lat = cell_centre(lat, LAT_MIN, LAT_MAX);
+        let lon = cell_centre(lon, LON_MIN, LON_MAX);
         Some(Point {
             lon: lon.clamp(LON_MIN, LON_MAX),
             lat: lat.clamp(LAT_MIN, LAT_MAX),
@@ -366,7 +371,12 @@ mod tests {
             assert_eq!(Point::from_score(score), None, "{score}");
         }
         assert!(Point::from_score(0.0).is_some());
-        assert!(Point::from_score(SCORE_END - 4.0).is_some());
+        assert!(Point::from_score((3u64 << 52) as f64).is_some());
+        // Past the edge cell (a plain ZADD's: offsets above 2^26, which the
+        // cover's edge row and column do not hold): no position.
+        assert_eq!(Point::from_score((1u64 << 52 | 1u64 << 50) as f64), None);
+        assert_eq!(Point::from_score((1u64 << 53 | 1u64 << 51) as f64), None);
+        assert!(Point::from_score((1u64 << 52 | 1u64 << 53) as f64).is_some());
         // A fraction is dropped, as the server's cast does (GEOPOS agrees).
         assert_eq!(Point::from_score(12345.75), Point::from_score(12345.0));
     }

@@ -8,7 +8,7 @@ pub use crate::common::errors::*;
 
 pub const NO_POSITION: ErrorText = entry(
     "NOPOSITION member '{member}' has no position in the geo key",
-    "`NEARBY.RANDOM … FROMMEMBER` naming a member the key lacks, or one a plain `ZADD` scored negative or from 2^54",
+    "`NEARBY.RANDOM … FROMMEMBER` naming a member the key lacks, or one a plain `ZADD` scored outside the geohashes (negative, from 2^52 but not an edge)",
 );
 pub const ONE_CENTRE: ErrorText = entry(
     "ERR exactly one of FROMMEMBER or FROMLONLAT is needed",
