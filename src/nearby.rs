@@ -116,11 +116,12 @@ fn random<'a>(ctx: &'a Context, args: &'a [Arg<'a>]) -> Replied<'a> {
             (centre, Some(member.as_bytes()))
         }
         (None, Some([lon, lat])) => {
-            let (lon_text, lat_text) = (quote(lon.as_bytes()), quote(lat.as_bytes()));
             let centre = number(lon)
                 .zip(number(lat))
                 .and_then(|(lon, lat)| Point::checked(lon, lat))
-                .ok_or_else(|| errors::BAD_POSITION.with(&[&lon_text, &lat_text]))?;
+                .ok_or_else(|| {
+                    errors::BAD_POSITION.with(&[&quote(lon.as_bytes()), &quote(lat.as_bytes())])
+                })?;
             if !key.is_zset()? {
                 return Ok(empty(count));
             }
