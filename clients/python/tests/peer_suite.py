@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
 from conftest import FLAVORS, MODULE, Server
@@ -100,3 +100,20 @@ class PytestRun:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def passed(run: "PytestRun", what: str, capsys: Any, after: str = "") -> None:
+    """Asserts that ``run`` passed, printing its summary line between
+    ``what`` and ``after``; on a failure the assertion shows the end of its
+    output."""
+    code, output = run.result()
+    line = summary(output)
+    with capsys.disabled():
+        print(f"\n{what}: {line}{after}")
+    assert code == 0 and " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
+
+
+def command_calls(server: Server) -> Dict[str, int]:
+    """The calls per command ``server`` counted (``INFO commandstats``)."""
+    stats = server.client().info("commandstats")
+    return {name[len("cmdstat_") :]: stat["calls"] for name, stat in stats.items() if name.startswith("cmdstat_")}

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, Tuple
 import pytest
 import redis
 from conftest import FLAVORS, Server, binary
-from peer_suite import WITHOUT_MODULE, PytestRun, fetch_tests, has_module, servers_found, summary
+from peer_suite import WITHOUT_MODULE, PytestRun, command_calls, fetch_tests, has_module, passed, servers_found
 
 SUITE = ["tests/test_lock.py", "tests/test_asyncio/test_lock.py"]
 
@@ -90,14 +90,8 @@ def runs(tmp_path_factory: Any) -> Iterator[Dict[Tuple[str, bool], Run]]:
 
 def passes(run: Run, title: str, capsys: Any) -> Dict[str, int]:
     """Checks that ``run`` passed; the calls per command its server counted."""
-    code, output = run.result()
-    line = summary(output)
-    with capsys.disabled():
-        print(f"\nredis-py {redis.__version__} lock tests on {title}: {line}")
-    assert code == 0, output[-6000:]
-    assert " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
-    stats = run.server.client().info("commandstats")
-    return {name[len("cmdstat_"):]: value["calls"] for name, value in stats.items() if name.startswith("cmdstat_")}
+    passed(run, f"redis-py {redis.__version__} lock tests on {title}", capsys)
+    return command_calls(run.server)
 
 
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))

@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterator
 
 import pytest
 from conftest import FLAVORS, Server, binary
-from peer_suite import WITHOUT_MODULE, PytestRun, fetch_tests, has_module, servers_found, summary
+from peer_suite import WITHOUT_MODULE, PytestRun, command_calls, fetch_tests, has_module, passed, servers_found
 
 pyrate_limiter = pytest.importorskip(
     "pyrate_limiter", reason="pyrate-limiter is not installed (pip install './clients/python[test]', Python 3.10+)"
@@ -118,14 +118,9 @@ def runs_without_module(root: Path) -> Iterator[Dict[str, Run]]:
 
 
 def passes(run: Run, title: str, deselected: int, capsys: Any) -> Dict[str, int]:
-    code, output = run.result()
-    line = summary(output)
-    with capsys.disabled():
-        print(f"\npyrate-limiter {pyrate_limiter.__version__} Redis tests on {title}: {line} "
-              f"({deselected} deselected with a reason in DESELECTED, the others not Redis tests)")
-    assert code == 0 and " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
-    stats = run.server.client().info("commandstats")
-    return {name[len("cmdstat_") :]: stat["calls"] for name, stat in stats.items() if name.startswith("cmdstat_")}
+    passed(run, f"pyrate-limiter {pyrate_limiter.__version__} Redis tests on {title}", capsys,
+           f" ({deselected} deselected with a reason in DESELECTED, the others not Redis tests)")
+    return command_calls(run.server)
 
 
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))

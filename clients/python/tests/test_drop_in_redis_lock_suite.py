@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterator, Tuple
 
 import pytest
 from conftest import FLAVORS, MODULE, binary
-from peer_suite import HERE, WITHOUT_MODULE, PytestRun, fetch_tests, servers_found, summary
+from peer_suite import HERE, WITHOUT_MODULE, PytestRun, fetch_tests, passed, servers_found
 
 pytest.importorskip("process_tests", reason="process-tests is not installed (pip install './clients/python[test]')")
 pytest.importorskip("django_redis", reason="django-redis is not installed (pip install './clients/python[test]')")
@@ -131,12 +131,7 @@ def runs(tmp_path_factory: Any) -> Iterator[Dict[Tuple[str, bool], Run]]:
 
 def passes(run: Run, title: str, capsys: Any) -> Dict[str, int]:
     """Checks that ``run`` passed; the calls per command its servers counted."""
-    code, output = run.result()
-    line = summary(output)
-    with capsys.disabled():
-        print(f"\npython-redis-lock {VERSION} tests on {title}: {line}")
-    assert code == 0, output[-6000:]
-    assert " passed" in line and "failed" not in line and "error" not in line, output[-6000:]
+    passed(run, f"python-redis-lock {VERSION} tests on {title}", capsys)
     return run.calls()
 
 
